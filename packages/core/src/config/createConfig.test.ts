@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest'
+import { ServiceError } from '../errors/ServiceError.js'
+import { createConfig } from './createConfig.js'
+import type { NotificationsConfigInput } from './types.js'
+
+const valid = {
+  defaultChainId: 42161,
+  chains: {
+    42161: {
+      defaultSolver: 'alpha',
+      solvers: {
+        alpha: { notifications: { protocol: 'enigma', url: 'wss://a.example/ws/v1/subscribe', channel: 'Arbitrum_Solver_Production', searchUrl: 'https://a.example/notification' } },
+        beta: { url: 'https://b.example', notifications: { protocol: 'rasa', url: 'wss://b.example/ws/position-state-ws3' } },
+      },
+    },
+    8453: { defaultSolver: 'gamma', solvers: { gamma: { notifications: { protocol: 'rasa', url: 'ws://127.0.0.1:9000/ws' } } } },
+  },
+} as const satisfies NotificationsConfigInput
+
+function invalid(input: unknown): ServiceError {
+  try {
+    createConfig(input as NotificationsConfigInput)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).code).toBe('INVALID_CONFIG')
+    return error as ServiceError
+  }
+  throw new Error('expected createConfig to throw')
+}
+
+const patch = (solver: Record<string, unknown>): NotificationsConfigInput => ({
+  ...valid,
+  chains: { ...valid.chains, 42161: { ...valid.chains[42161], solvers: { ...valid.chains[42161].solvers, beta: solver as never } } },
+})
+
+describe('createConfig', () => {
+  it('resolves solvers with chain and solver defaults', () => {
+    const config = createConfig(valid)
+    expect(config.getSolver()).toEqual({ chainId: 42161, solverId: 'alpha', url: undefined, notifications: valid.chains[42161].solvers.alpha.notifications })
+    expect(config.getSolver({ solverId: 'beta' })).toMatchObject({ chainId: 42161, solverId: 'beta', url: 'https://b.example' })
+    expect(config.getSolver({ chainId: 8453 })).toMatchObject({ chainId: 8453, solverId: 'gamma' })
+  })
+
+  it('throws UNKNOWN_CHAIN / UNKNOWN_SOLVER naming what is configured', () => {
+    const config = createConfig(valid)
+    expect(() => config.getSolver({ chainId: 1 })).toThrowError(expect.objectContaining({ code: 'UNKNOWN_CHAIN', message: expect.stringContaining('8453, 42161') }))
+    expect(() => config.getSolver({ solverId: 'zeta' })).toThrowError(expect.objectContaining({ code: 'UNKNOWN_SOLVER', message: expect.stringContaining('alpha, beta') }))
+    expect(() => config.getSolver({ solverId: 'toString' })).toThrowError(expect.objectContaining({ code: 'UNKNOWN_SOLVER' }))
+  })
+
+  it('names the exact path of a bad notifications url', () => {
+    const error = invalid(patch({ url: 'https://b.example', notifications: { protocol: 'rasa', url: 'https://b.example/ws' } }))
+    expect(error.message).toContain('chains.42161.solvers.beta.notifications.url: expected a ws:// or wss:// URL')
+  })
+
+  it('rejects an enigma solver without channel, with the path', () => {
+    const error = invalid(patch({ notifications: { protocol: 'enigma', url: 'wss://x.example/ws' } }))
+    expect(error.message).toContain('chains.42161.solvers.beta.notifications.channel')
+  })
+
+  it('rejects an unknown protocol', () => {
+    expect(invalid(patch({ notifications: { protocol: 'other', url: 'wss://x.example' } })).message).toContain('chains.42161.solvers.beta.notifications')
+  })
+
+  it('rejects a defaultSolver that is not configured and a defaultChainId that is not configured', () => {
+    const error = invalid({ defaultChainId: 10, chains: { 42161: { ...valid.chains[42161], defaultSolver: 'nope' } } })
+    expect(error.message).toContain('defaultChainId: 10 is not in chains')
+    expect(error.message).toContain('chains.42161.defaultSolver: "nope" is not in solvers (configured: alpha, beta)')
+  })
+
+  it('rejects clear-text transport to non-loopback hosts unless allowed', () => {
+    const bad = patch({ url: 'http://b.example', notifications: { protocol: 'rasa', url: 'ws://b.example/ws' } })
+    const error = invalid(bad)
+    expect(error.message).toContain('chains.42161.solvers.beta.notifications.url: ws:// to b.example would send account data in clear text')
+    expect(error.message).toContain('chains.42161.solvers.beta.url: http:// to b.example')
+    expect(createConfig({ ...bad, allowInsecureTransport: true }).getSolver({ solverId: 'beta' }).url).toBe('http://b.example')
+  })
+
+  it.each(['ws://localhost:1/x', 'ws://127.0.0.1:1/x', 'ws://127.8.9.10/x', 'ws://[::1]:8080/x'])('accepts loopback %s in clear text', (url) => {
+    expect(createConfig(patch({ notifications: { protocol: 'rasa', url } })).getSolver({ solverId: 'beta' }).notifications.url).toBe(url)
+  })
+
+  it('rejects wrong types at their path and non-URLs', () => {
+    expect(invalid({ ...valid, defaultChainId: '42161' }).message).toContain('defaultChainId: expected a chain id')
+    expect(invalid(patch({ notifications: { protocol: 'rasa', url: 'not a url' } })).message).toContain('is not an absolute URL')
+    expect(invalid(null).message).toContain('(root)')
+    expect(invalid({ defaultChainId: 1, chains: {} }).message).toContain('chains: configure at least one chain')
+  })
+})

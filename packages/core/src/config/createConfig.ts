@@ -1,0 +1,109 @@
+import { ServiceError } from '../errors/ServiceError.js'
+import { describe } from '../utils/address.js'
+import { configSchema } from './configSchema.js'
+import { isLoopbackHost } from './isLoopbackHost.js'
+import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver } from './types.js'
+
+/**
+ * Validates a configuration and returns it with `getSolver`; write it with literal types (the generic
+ * is `const`) so a literal `solverId` selects the right protocol's types. Throws `INVALID_CONFIG` naming each bad path.
+ *
+ * @example
+ * const config = createConfig({
+ *   defaultChainId: 42161,
+ *   chains: { 42161: { defaultSolver: 'beta', solvers: { beta: { url: 'https://beta.example', notifications: { protocol: 'rasa', url: 'wss://beta.example/ws' } } } } },
+ * })
+ */
+export function createConfig<const C extends NotificationsConfigInput>(input: C): NotificationsConfig<C> {
+  const problems: string[] = []
+  const parsed = configSchema.safeParse(input)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${formatPath(issue.path)}: ${issue.message}`)
+  } else {
+    checkSemantics(input, problems)
+  }
+  if (problems.length > 0) {
+    throw new ServiceError(
+      'INVALID_CONFIG',
+      `Invalid notifications config (fix these before creating a client):\n- ${problems.join('\n- ')}`,
+    )
+  }
+  const allowInsecureTransport = input.allowInsecureTransport === true
+  const chains = input.chains as NotificationsConfigInput['chains']
+  return Object.freeze({
+    defaultChainId: input.defaultChainId,
+    chains: input.chains,
+    allowInsecureTransport,
+    getSolver(params?: { chainId?: number | undefined; solverId?: string | undefined }): ResolvedSolver {
+      const chainId = params?.chainId ?? input.defaultChainId
+      const chain = Object.hasOwn(chains, chainId) ? chains[chainId] : undefined
+      if (!chain) {
+        throw new ServiceError(
+          'UNKNOWN_CHAIN',
+          `Chain ${describe(chainId)} is not configured. Configured chains: ${Object.keys(chains).join(', ')}. Add it to config.chains or pass one of those.`,
+        )
+      }
+      const solverId = params?.solverId ?? chain.defaultSolver
+      const solver = Object.hasOwn(chain.solvers, solverId) ? chain.solvers[solverId] : undefined
+      if (!solver) {
+        throw new ServiceError(
+          'UNKNOWN_SOLVER',
+          `Solver ${describe(solverId)} is not configured on chain ${chainId}. Configured solvers: ${Object.keys(chain.solvers).join(', ')}.`,
+        )
+      }
+      return { chainId, solverId, url: solver.url, notifications: solver.notifications }
+    },
+  })
+}
+
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.length === 0 ? '(root)' : path.map(String).join('.')
+}
+
+/** Rules zod's shape cannot express: cross references, URL schemes and the clear-text transport rule. */
+function checkSemantics(input: NotificationsConfigInput, problems: string[]): void {
+  const allowInsecure = input.allowInsecureTransport === true
+  const chainIds = Object.keys(input.chains)
+  if (chainIds.length === 0) problems.push('chains: configure at least one chain')
+  if (!chainIds.includes(String(input.defaultChainId))) {
+    problems.push(`defaultChainId: ${input.defaultChainId} is not in chains (configured: ${chainIds.join(', ') || 'none'})`)
+  }
+  for (const chainId of chainIds) {
+    const base = `chains.${chainId}`
+    if (!/^[1-9]\d*$/.test(chainId)) problems.push(`${base}: chain ids must be positive integers`)
+    const chain = input.chains[Number(chainId)]!
+    const solverIds = Object.keys(chain.solvers)
+    if (!solverIds.includes(chain.defaultSolver)) {
+      problems.push(`${base}.defaultSolver: "${chain.defaultSolver}" is not in solvers (configured: ${solverIds.join(', ') || 'none'})`)
+    }
+    for (const solverId of solverIds) {
+      const solver = chain.solvers[solverId]!
+      const at = `${base}.solvers.${solverId}`
+      checkUrl(solver.notifications.url, `${at}.notifications.url`, ['ws:', 'wss:'], allowInsecure, problems)
+      if (solver.url !== undefined) checkUrl(solver.url, `${at}.url`, ['http:', 'https:'], allowInsecure, problems)
+      if (solver.notifications.protocol === 'enigma' && solver.notifications.searchUrl !== undefined) {
+        checkUrl(solver.notifications.searchUrl, `${at}.notifications.searchUrl`, ['http:', 'https:'], allowInsecure, problems)
+      }
+    }
+  }
+}
+
+function checkUrl(value: string, path: string, schemes: string[], allowInsecure: boolean, problems: string[]): void {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    problems.push(`${path}: ${describe(value)} is not an absolute URL; expected ${schemes.map((s) => `${s}//`).join(' or ')}`)
+    return
+  }
+  if (!schemes.includes(url.protocol)) {
+    problems.push(`${path}: expected a ${schemes.map((s) => `${s}//`).join(' or ')} URL, got ${describe(value)}`)
+    return
+  }
+  const clearText = url.protocol === 'ws:' || url.protocol === 'http:'
+  if (clearText && !allowInsecure && !isLoopbackHost(url.hostname)) {
+    problems.push(
+      `${path}: ${url.protocol}// to ${url.hostname} would send account data in clear text; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or set allowInsecureTransport: true`,
+    )
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Every code a {@link ServiceError} can carry (SPEC §6).
+ *
+ * @example
+ * if (error.code === 'UNKNOWN_SOLVER') showSolverPicker()
+ */
+export type ServiceErrorCode =
+  | 'INVALID_CONFIG'
+  | 'UNKNOWN_CHAIN'
+  | 'UNKNOWN_SOLVER'
+  | 'INVALID_PARAMETERS'
+  | 'SEARCH_URL_NOT_CONFIGURED'
+  | 'HTTP_STATUS'
+  | 'NETWORK'
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'INVALID_RESPONSE'
+  | 'SOCKET'
+
+/**
+ * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.
+ *
+ * @example
+ * try { createConfig(input) } catch (e) { if (e instanceof ServiceError) console.error(e.code, e.message) }
+ */
+export class ServiceError extends Error {
+  override readonly name: string = 'ServiceError'
+  readonly code: ServiceErrorCode
+
+  constructor(code: ServiceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.code = code
+  }
+}
+
+/**
+ * Type guard for {@link ServiceError}, safe across duplicated package copies (checks the shape too).
+ *
+ * @example
+ * if (isServiceError(e) && e.code === 'ABORTED') return
+ */
+export function isServiceError(value: unknown): value is ServiceError {
+  return (
+    value instanceof ServiceError ||
+    (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'ServiceError')
+  )
+}

@@ -1,0 +1,41 @@
+import { ServiceError, type ServiceErrorCode } from './ServiceError.js'
+
+const MAX_BODY_CHARS = 4096
+
+/**
+ * A failed search request: carries the HTTP method, URL, status and the (truncated) response body.
+ *
+ * @example
+ * catch (e) { if (e instanceof ServiceRequestError && e.status === 429) wait(e.retryAfterMs) }
+ */
+export class ServiceRequestError extends ServiceError {
+  override readonly name: string = 'ServiceRequestError'
+  readonly status: number | undefined
+  readonly method: string
+  readonly url: string
+  /** The response body, parsed as JSON when it is JSON, truncated to 4 KiB. */
+  readonly body: unknown
+  readonly retryAfterMs: number | undefined
+
+  constructor(
+    code: ServiceErrorCode,
+    message: string,
+    details: { method: string; url: string; status?: number; body?: unknown; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(code, message, { cause: details.cause })
+    this.method = details.method
+    this.url = details.url
+    this.status = details.status
+    this.body = truncateBody(details.body)
+    this.retryAfterMs = details.retryAfterMs
+  }
+}
+
+/** Keeps error objects small: bodies of failed requests can be whole HTML pages. */
+function truncateBody(body: unknown): unknown {
+  if (body === undefined || body === null) return body
+  if (typeof body === 'string') return body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…` : body
+  const text = JSON.stringify(body)
+  if (text !== undefined && text.length > MAX_BODY_CHARS) return `${text.slice(0, MAX_BODY_CHARS)}…`
+  return body
+}

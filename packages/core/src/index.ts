@@ -1,0 +1,38 @@
+export { createConfig } from './config/createConfig.js'
+export type {
+  ChainConfig,
+  NotificationsConfig,
+  NotificationsConfigInput,
+  ResolvedSolver,
+  ServiceEnigmaNotificationsConfig,
+  ServiceNotificationsConfig,
+  ServiceRasaNotificationsConfig,
+  SolverConfig,
+  SolverId,
+  SolverProtocol,
+} from './config/types.js'
+export { ServiceError, isServiceError, type ServiceErrorCode } from './errors/ServiceError.js'
+export { ServiceRequestError } from './errors/ServiceRequestError.js'
+export { buildEnigmaSubscribeFrame } from './protocol/buildEnigmaSubscribeFrame.js'
+export { buildRasaSubscribeFrame } from './protocol/buildRasaSubscribeFrame.js'
+export { classifyNotification } from './protocol/classifyNotification.js'
+export { classifyPhase } from './protocol/classifyPhase.js'
+export { normalizeNotification, type NormalizeContext } from './protocol/normalizeNotification.js'
+export { DEFAULT_MAX_FRAME_BYTES, parseNotificationFrame } from './protocol/parseNotificationFrame.js'
+export { formatNotification } from './protocol/formatNotification.js'
+export { toNotification } from './protocol/toNotification.js'
+export type {
+  EnigmaNotificationEnvelope,
+  Notification,
+  NotificationDocument,
+  NotificationPhase,
+  NotificationSearchFilter,
+  NotificationType,
+  PositionStateResponseSchema,
+  Protocol,
+  RawEnigmaPositionNotification,
+  RawPositionNotification,
+  RawRasaPositionNotification,
+  SocketStatus,
+} from './protocol/types.js'
+export { isAddress, type Address } from './utils/address.js'

@@ -1,0 +1,13 @@
+/**
+ * Builds the enigma subscribe frame for one account on one channel (SPEC §3.1); `*` means every quote.
+ *
+ * @example
+ * ws.send(buildEnigmaSubscribeFrame({ account: '0xabc…', channel: 'Arbitrum_Solver_Production' }))
+ */
+export function buildEnigmaSubscribeFrame(params: { account: string; channel: string }): string {
+  return JSON.stringify({
+    channel_patterns: [
+      { app_name: params.channel, address: params.account, primary_identifier: '*', secondary_identifier: '*' },
+    ],
+  })
+}

@@ -1,0 +1,39 @@
+import type { NotificationPhase } from './types.js'
+
+/**
+ * The phase table of SPEC §3.5, written once. Both spellings of the instant-close fill are in the wild.
+ */
+const PHASE_BY_ACTION: ReadonlyMap<string, NotificationPhase> = new Map(
+  Object.entries({
+  SendQuote: 'open',
+  SendQuoteTransaction: 'open',
+  FillLimitOrderOpen: 'open',
+  InstantRFQ: 'open',
+  RequestToClosePosition: 'close',
+  InstantRequestToClosePosition: 'close',
+  FillLimitOrderClose: 'close',
+  FillOrderInstantClose: 'close',
+  FillMarketOrderInstantClose: 'close',
+  RequestToCancelQuote: 'cancel',
+  RequestToCancelCloseRequest: 'cancel',
+  UnlockQuote: 'cancel',
+  LiquidatePosition: 'liquidation',
+  } satisfies Record<string, Exclude<NotificationPhase, 'fill' | 'other'>>),
+)
+
+/**
+ * Maps `last_seen_action` to a {@link NotificationPhase}; an open-phase `report` with a filled amount is `fill`.
+ *
+ * @example
+ * classifyPhase('InstantRFQ') // 'open'
+ * classifyPhase('InstantRFQ', { stateType: 'report', filledAmountOpen: '10' }) // 'fill'
+ */
+export function classifyPhase(
+  lastSeenAction: string | null | undefined,
+  detail?: { stateType?: string | null; filledAmountOpen?: string | null },
+): NotificationPhase {
+  const phase = lastSeenAction == null ? undefined : PHASE_BY_ACTION.get(lastSeenAction)
+  if (phase === undefined) return 'other'
+  if (phase === 'open' && detail?.stateType === 'report' && detail.filledAmountOpen != null) return 'fill'
+  return phase
+}

@@ -1,0 +1,22 @@
+import { drivers } from './drivers.js'
+import type { Protocol, RawPositionNotification } from './types.js'
+
+/** The SPEC §4.3 default for `maxFrameBytes`. */
+export const DEFAULT_MAX_FRAME_BYTES = 1_048_576
+
+/**
+ * Parses one inbound text frame of a protocol into its raw frame (enigma: unwrapped from the envelope),
+ * or `null` for control, malformed and oversize frames. Never throws.
+ *
+ * @example
+ * parseNotificationFrame('{"ack":true}', 'enigma') // null
+ * parseNotificationFrame('{"quote_id":7}', 'rasa') // { quote_id: 7 }
+ */
+export function parseNotificationFrame(
+  frame: string,
+  protocol: Protocol,
+  options?: { maxFrameBytes?: number },
+): RawPositionNotification | null {
+  const decoded = drivers[protocol].decode(frame, options?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)
+  return decoded.kind === 'frame' ? decoded.raw : null
+}
