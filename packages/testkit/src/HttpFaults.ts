@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/**
+ * A fault the simulator applies to its next HTTP responses.
+ *
+ * @example
+ * sim.injectHttpFault({ times: 2, status: 503, retryAfterSeconds: 0 })
+ */
+export interface HttpFault {
+  /** How many responses it applies to (default 1). */
+  times?: number
+  /** Answer with this status (and `body`) instead of the real response. */
+  status?: number
+  body?: unknown
+  /** Sets `Retry-After` (seconds) on the faulty response. */
+  retryAfterSeconds?: number
+  /** Wait this long before answering (then answer normally unless `status` or `destroy` is set). */
+  delayMs?: number
+  /** Destroy the connection without answering: a network error for the client. */
+  destroy?: boolean
+  /** Answer 200 with this text as the body (e.g. not JSON, or JSON of the wrong shape). */
+  rawBody?: string
+}
+
+/** Queue of injected faults, consumed one response at a time. */
+export class HttpFaults {
+  private readonly queue: Array<HttpFault & { left: number }> = []
+  private readonly timers = new Set<NodeJS.Timeout>()
+
+  add(fault: HttpFault): void {
+    this.queue.push({ ...fault, left: fault.times ?? 1 })
+  }
+
+  clear(): void {
+    this.queue.length = 0
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+  }
+
+  /** Applies the next fault; returns true when the response was fully handled by it. */
+  async apply(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const fault = this.queue[0]
+    if (!fault) return false
+    if (--fault.left <= 0) this.queue.shift()
+    if (fault.delayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer)
+          resolve()
+        }, fault.delayMs)
+        this.timers.add(timer)
+      })
+    }
+    if (fault.destroy) {
+      req.socket.destroy()
+      return true
+    }
+    if (fault.rawBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody)
+      return true
+    }
+    if (fault.status !== undefined) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' }
+      if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds)
+      res.writeHead(fault.status, headers).end(JSON.stringify(fault.body ?? { error: `injected ${fault.status}` }))
+      return true
+    }
+    return false
+  }
+}

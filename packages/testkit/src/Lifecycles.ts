@@ -1,0 +1,160 @@
+import type { SimulatorFrame, SimulatorProtocol } from './types.js'
+
+/**
+ * The frames one scripted lifecycle published, in order.
+ *
+ * @example
+ * const { quoteId, frames } = await sim.instantOpen(account)
+ */
+export interface LifecycleResult {
+  quoteId: number
+  tempQuoteId: number
+  frames: SimulatorFrame[]
+}
+
+interface QuoteState {
+  account: string
+  quoteId: number
+  tempQuoteId: number
+  createTime: number
+  amount: string
+  price: string
+}
+
+/**
+ * Realistic frame sequences: temporary id first, then on-chain anchoring, fills and closes, with
+ * strictly increasing `modify_time` and deterministic ids.
+ */
+export class Lifecycles {
+  private nextTemp = -1
+  private nextQuote = 1000
+  private nextId = 1
+  private lastTime = 0
+  private readonly quotes = new Map<number, QuoteState>()
+
+  constructor(
+    private readonly protocol: SimulatorProtocol,
+    private readonly publish: (frame: SimulatorFrame) => Promise<void>,
+    private readonly startTime?: number,
+  ) {}
+
+  /** Strictly increasing unix seconds: real time when possible, deterministic from `startTime` when given. */
+  private tick(): number {
+    const now = this.startTime === undefined ? Math.floor(Date.now() / 1000) : this.startTime
+    this.lastTime = Math.max(now, this.lastTime + 1)
+    return this.lastTime
+  }
+
+  private frame(q: QuoteState, fields: SimulatorFrame): SimulatorFrame {
+    const anchored = q.quoteId > 0
+    const rasa = this.protocol === 'rasa'
+    const base: SimulatorFrame = {
+      id: `${this.protocol}-${this.nextId++}`,
+      // Before anchoring, enigma sends quote_id 0 and rasa the negative temporary id.
+      quote_id: anchored ? q.quoteId : rasa ? q.tempQuoteId : 0,
+      temp_quote_id: q.tempQuoteId,
+      create_time: q.createTime,
+      modify_time: this.tick(),
+      counterparty_address: q.account,
+      filled_amount_open: rasa ? 0 : null,
+      filled_amount_close: rasa ? 0 : null,
+      avg_price_open: rasa ? 0 : null,
+      avg_price_close: rasa ? 0 : null,
+      failure_type: null,
+      error_code: rasa ? 0 : null,
+    }
+    if (rasa) base.order_type = 1
+    else {
+      base.va_address = '0x9999999999999999999999999999999999999999'
+      base.failure_message = null
+      base.version = 1
+    }
+    return { ...base, ...fields }
+  }
+
+  private async emit(frames: SimulatorFrame[]): Promise<void> {
+    for (const frame of frames) await this.publish(frame)
+  }
+
+  private newQuote(account: string, amount = '1.5', price = '64000.25'): QuoteState {
+    const q: QuoteState = { account, quoteId: 0, tempQuoteId: this.nextTemp--, createTime: this.tick(), amount, price }
+    return q
+  }
+
+  /** Instant open: seen with a temporary id → success anchored on-chain → filled report. */
+  async instantOpen(account: string, options: { amount?: string; price?: string } = {}): Promise<LifecycleResult> {
+    const q = this.newQuote(account, options.amount, options.price)
+    const frames = [this.frame(q, { last_seen_action: 'InstantRFQ', action_status: 'seen', state_type: 'alert' })]
+    q.quoteId = this.nextQuote++
+    this.quotes.set(q.quoteId, q)
+    frames.push(this.frame(q, { last_seen_action: 'InstantRFQ', action_status: 'success', state_type: 'alert' }))
+    frames.push(this.fillFrame(q))
+    await this.emit(frames)
+    return { quoteId: q.quoteId, tempQuoteId: q.tempQuoteId, frames }
+  }
+
+  private fillFrame(q: QuoteState): SimulatorFrame {
+    return this.frame(q, {
+      last_seen_action: 'FillLimitOrderOpen',
+      action_status: 'success',
+      state_type: 'report',
+      filled_amount_open: q.amount,
+      avg_price_open: q.price,
+    })
+  }
+
+  /** One more filled report for an open quote. */
+  async fill(quoteId: number): Promise<LifecycleResult> {
+    const q = this.quote(quoteId)
+    const frames = [this.fillFrame(q)]
+    await this.emit(frames)
+    return { quoteId, tempQuoteId: q.tempQuoteId, frames }
+  }
+
+  /** Close: request seen → request success → instant close filled. */
+  async closeRequest(quoteId: number): Promise<LifecycleResult> {
+    const q = this.quote(quoteId)
+    const frames = [
+      this.frame(q, { last_seen_action: 'InstantRequestToClosePosition', action_status: 'seen', state_type: 'alert' }),
+      this.frame(q, { last_seen_action: 'InstantRequestToClosePosition', action_status: 'success', state_type: 'alert' }),
+      this.frame(q, {
+        last_seen_action: 'FillOrderInstantClose',
+        action_status: 'success',
+        state_type: 'report',
+        filled_amount_open: q.amount,
+        avg_price_open: q.price,
+        filled_amount_close: q.amount,
+        avg_price_close: q.price,
+      }),
+    ]
+    await this.emit(frames)
+    return { quoteId, tempQuoteId: q.tempQuoteId, frames }
+  }
+
+  /** A failed open that never reaches the chain. */
+  async fail(
+    account: string,
+    options: { failureType?: string; errorCode?: number; message?: string } = {},
+  ): Promise<LifecycleResult> {
+    const q = this.newQuote(account)
+    const frames = [
+      this.frame(q, { last_seen_action: 'InstantRFQ', action_status: 'seen', state_type: 'alert' }),
+      this.frame(q, {
+        last_seen_action: 'InstantRFQ',
+        action_status: 'failed',
+        state_type: 'alert',
+        failure_type: options.failureType ?? 'INSUFFICIENT_MARGIN',
+        error_code: options.errorCode ?? 1203,
+        ...(this.protocol === 'enigma' ? { failure_message: options.message ?? 'not enough allocated balance' } : {}),
+      }),
+    ]
+    await this.emit(frames)
+    return { quoteId: q.tempQuoteId, tempQuoteId: q.tempQuoteId, frames }
+  }
+
+  private quote(quoteId: number): QuoteState {
+    const q = this.quotes.get(quoteId)
+    if (!q) throw new Error(`quote ${quoteId} was not opened by this simulator; call instantOpen first`)
+    return q
+  }
+}

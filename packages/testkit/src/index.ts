@@ -1,0 +1,6 @@
+export type { StoredDocument } from './EnigmaHistory.js'
+export type { HttpFault } from './HttpFaults.js'
+export type { LifecycleResult } from './Lifecycles.js'
+export { startSolverSimulator, type SolverSimulator, type SolverSimulatorOptions } from './startSolverSimulator.js'
+export type { ConnectionRecord, SimulatorFrame, SimulatorProtocol, SubscriptionRecord } from './types.js'
+export { connectTestClient, type TestClient } from './testClient.js'

@@ -1,0 +1,332 @@
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type WebSocket, WebSocketServer } from 'ws'
+import { BadRequest, isRecord } from './BadRequest.js'
+import { EnigmaHistory, type StoredDocument } from './EnigmaHistory.js'
+import { type HttpFault, HttpFaults } from './HttpFaults.js'
+import { type LifecycleResult, Lifecycles } from './Lifecycles.js'
+import { RasaHistory } from './RasaHistory.js'
+import type { ConnectionRecord, SimulatorFrame, SimulatorProtocol, SubscriptionRecord } from './types.js'
+
+/**
+ * Options of {@link startSolverSimulator}.
+ *
+ * @example
+ * const sim = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel' })
+ */
+export interface SolverSimulatorOptions {
+  protocol: SimulatorProtocol
+  /** enigma channel (`app_name`); default `Simulator_Channel`. */
+  channel?: string
+  /** 0 (default) picks a free port. */
+  port?: number
+  /** Loopback by default; the simulator is for local tests. */
+  host?: string
+  /** enigma: send `data` as a JSON string, as some servers do. */
+  enigmaDataAsString?: boolean
+  /** Start of the lifecycle clock in unix seconds, for deterministic `modify_time` values. */
+  clockStart?: number
+}
+
+/**
+ * A running simulator: URLs to configure a client with, publishing, inspection and fault injection.
+ *
+ * @example
+ * const sim = await startSolverSimulator({ protocol: 'rasa' })
+ * await sim.instantOpen('0x1111111111111111111111111111111111111111')
+ * await sim.close()
+ */
+export interface SolverSimulator {
+  readonly protocol: SimulatorProtocol
+  readonly channel: string
+  /** What a config's `notifications.url` takes. */
+  readonly wsUrl: string
+  /** What a rasa solver's `url` takes. */
+  readonly httpUrl: string
+  /** What an enigma config's `searchUrl` takes. */
+  readonly searchUrl: string
+  /** Stores the frame and delivers it to matching sockets; resolves once written to them. */
+  publish(frame: SimulatorFrame): Promise<void>
+  /** Sends text as-is to every open socket (malformed or control frames). */
+  sendRaw(text: string): Promise<void>
+  connections(): ConnectionRecord[]
+  subscriptions(): SubscriptionRecord[]
+  /** Closes every socket with `code` (default 1012); `terminate: true` drops them without a close frame. */
+  dropAll(code?: number, options?: { terminate?: boolean }): Promise<void>
+  /** Keeps sockets open but sends nothing and answers no pings, like a dead link. */
+  stall(): void
+  resume(): void
+  /** Applies a fault to the next HTTP responses. */
+  injectHttpFault(fault: HttpFault): void
+  /** Every HTTP request received, in order, with its parsed JSON body. */
+  httpRequests(): Array<{ method: string; url: string; body: unknown }>
+  /** enigma: every stored document. */
+  documents(): readonly StoredDocument[]
+  /** rasa: the latest state per quote. */
+  positionStates(): SimulatorFrame[]
+  instantOpen(account: string, options?: { amount?: string; price?: string }): Promise<LifecycleResult>
+  fill(quoteId: number): Promise<LifecycleResult>
+  closeRequest(quoteId: number): Promise<LifecycleResult>
+  fail(account: string, options?: { failureType?: string; errorCode?: number; message?: string }): Promise<LifecycleResult>
+  close(): Promise<void>
+}
+
+interface Connection {
+  record: ConnectionRecord
+  ws: WebSocket
+  /** lowercase accounts watched (enigma: of this channel's patterns; rasa: the list) */
+  accounts: Set<string>
+  patterns: Array<{ address: string; primary: string | number; secondary: string | number }>
+}
+
+const WS_PATHS = { enigma: '/ws/v1/subscribe', rasa: '/ws/position-state-ws3' } as const
+const MAX_BODY_BYTES = 1 << 20
+
+/**
+ * Starts a real solver simulator (WebSocket + HTTP on one loopback port) speaking one protocol.
+ *
+ * @example
+ * const sim = await startSolverSimulator({ protocol: 'enigma' })
+ * const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 's', solvers: { s: { notifications: { protocol: 'enigma', url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } } })
+ */
+export async function startSolverSimulator(options: SolverSimulatorOptions): Promise<SolverSimulator> {
+  const { protocol } = options
+  if (protocol !== 'enigma' && protocol !== 'rasa') throw new Error('protocol must be "enigma" or "rasa"')
+  const channel = options.channel ?? 'Simulator_Channel'
+  const host = options.host ?? '127.0.0.1'
+  const enigma = new EnigmaHistory(channel)
+  const rasa = new RasaHistory()
+  const faults = new HttpFaults()
+  const requests: Array<{ method: string; url: string; body: unknown }> = []
+  const connections = new Map<number, Connection>()
+  const subscriptions: SubscriptionRecord[] = []
+  let nextConnectionId = 1
+  let stalled = false
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(error) }))
+    })
+  })
+  const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: MAX_BODY_BYTES })
+
+  server.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    if (path !== WS_PATHS[protocol]) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, path))
+  })
+
+  function onConnection(ws: WebSocket, path: string): void {
+    const record: ConnectionRecord = { id: nextConnectionId++, path, open: true, accounts: [], received: [] }
+    const connection: Connection = { record, ws, accounts: new Set(), patterns: [] }
+    connections.set(record.id, connection)
+    ws.on('ping', (data) => {
+      if (!stalled) ws.pong(data)
+    })
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? '' : data.toString()
+      record.received.push(text)
+      onSubscribe(connection, text)
+    })
+    ws.on('close', (code) => {
+      record.open = false
+      record.closeCode = code
+      connections.delete(record.id)
+    })
+    ws.on('error', () => {
+      /* a client that vanished mid-frame; close follows */
+    })
+  }
+
+  function onSubscribe(connection: Connection, text: string): void {
+    let frame: unknown = text
+    try {
+      frame = JSON.parse(text)
+    } catch {
+      /* recorded as given */
+    }
+    const valid = protocol === 'enigma' ? applyEnigmaSubscribe(connection, frame) : applyRasaSubscribe(connection, frame)
+    subscriptions.push({ connectionId: connection.record.id, frame, valid })
+    connection.record.accounts = [...connection.accounts]
+  }
+
+  function applyEnigmaSubscribe(connection: Connection, frame: unknown): boolean {
+    if (!isRecord(frame) || !Array.isArray(frame.channel_patterns) || frame.channel_patterns.length === 0) return false
+    const patterns: Connection['patterns'] = []
+    for (const p of frame.channel_patterns) {
+      if (!isRecord(p) || typeof p.app_name !== 'string' || typeof p.address !== 'string') return false
+      const idOk = (v: unknown) => v === '*' || typeof v === 'number'
+      if (!idOk(p.primary_identifier) || !idOk(p.secondary_identifier)) return false
+      if (p.app_name !== channel) continue // another channel: valid, but nothing of ours matches
+      patterns.push({ address: p.address.toLowerCase(), primary: p.primary_identifier as string | number, secondary: p.secondary_identifier as string | number })
+    }
+    // enigma has no unsubscribe: patterns accumulate for the life of the socket.
+    for (const p of patterns) {
+      connection.patterns.push(p)
+      connection.accounts.add(p.address)
+    }
+    return true
+  }
+
+  function applyRasaSubscribe(connection: Connection, frame: unknown): boolean {
+    if (!isRecord(frame) || !Array.isArray(frame.address) || !frame.address.every((a) => typeof a === 'string')) return false
+    connection.accounts = new Set((frame.address as string[]).map((a) => a.toLowerCase()))
+    return true
+  }
+
+  function encode(frame: SimulatorFrame): { text: string; account: string } {
+    const account = String(frame.counterparty_address ?? '').toLowerCase()
+    if (protocol === 'rasa') return { text: JSON.stringify(frame), account }
+    const quote = frame.quote_id ?? 0
+    const envelope = {
+      app_name: channel,
+      primary_identifier: quote > 0 ? quote : 0,
+      secondary_identifier: frame.temp_quote_id ?? null,
+      address: frame.counterparty_address ?? '',
+      data: options.enigmaDataAsString ? JSON.stringify(frame) : frame,
+    }
+    return { text: JSON.stringify(envelope), account }
+  }
+
+  function matches(connection: Connection, frame: SimulatorFrame, account: string): boolean {
+    if (!connection.accounts.has(account)) return false
+    if (protocol === 'rasa') return true
+    const quote = frame.quote_id ?? 0
+    const temp = frame.temp_quote_id ?? null
+    return connection.patterns.some(
+      (p) => p.address === account && (p.primary === '*' || p.primary === quote) && (p.secondary === '*' || p.secondary === temp),
+    )
+  }
+
+  function sendTo(targets: Connection[], text: string): Promise<void> {
+    if (targets.length === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      let pending = targets.length
+      const done = () => {
+        if (--pending === 0) resolve()
+      }
+      for (const target of targets) {
+        if (target.ws.readyState !== target.ws.OPEN) done()
+        else target.ws.send(text, done)
+      }
+    })
+  }
+
+  function publish(frame: SimulatorFrame): Promise<void> {
+    const { text, account } = encode(frame)
+    if (protocol === 'enigma') {
+      const quote = frame.quote_id ?? 0
+      enigma.add(frame, { address: String(frame.counterparty_address ?? ''), primary: quote > 0 ? quote : 0, secondary: frame.temp_quote_id ?? null })
+    } else {
+      rasa.add(frame)
+    }
+    if (stalled) return Promise.resolve()
+    const targets: Connection[] = []
+    for (const connection of connections.values()) if (matches(connection, frame, account)) targets.push(connection)
+    return sendTo(targets, text)
+  }
+
+  async function readJson(req: IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length
+      if (size > MAX_BODY_BYTES) throw new BadRequest('body too large')
+      chunks.push(chunk as Buffer)
+    }
+    const text = Buffer.concat(chunks).toString('utf8')
+    if (text === '') return undefined
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw new BadRequest('body is not JSON')
+    }
+  }
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x')
+    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    let body: unknown
+    try {
+      body = await readJson(req)
+    } catch (error) {
+      requests.push({ method: req.method ?? 'GET', url: url.pathname, body: undefined })
+      send(400, { error: (error as Error).message })
+      return
+    }
+    requests.push({ method: req.method ?? 'GET', url: url.pathname + url.search, body })
+    if (await faults.apply(req, res)) return
+    try {
+      if (req.method === 'GET' && url.pathname === '/health') return void send(200, { ok: true, protocol })
+      if (protocol === 'enigma' && req.method === 'POST' && /^(\/notification)?\/api\/v1\/search$/.test(url.pathname)) {
+        return void send(200, enigma.search(body))
+      }
+      const rasaRoute = /^\/position-state\/([^/]+)\/([^/]+)$/.exec(url.pathname)
+      if (protocol === 'rasa' && req.method === 'POST' && rasaRoute) {
+        return void send(200, rasa.search(rasaRoute[1]!, rasaRoute[2]!, body))
+      }
+      send(404, { error: `no route ${req.method} ${url.pathname} on a ${protocol} simulator` })
+    } catch (error) {
+      if (error instanceof BadRequest) send(400, { error: error.message })
+      else throw error
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const hostText = host.includes(':') ? `[${host}]` : host
+  const httpUrl = `http://${hostText}:${port}`
+  const lifecycles = new Lifecycles(protocol, publish, options.clockStart)
+
+  return {
+    protocol,
+    channel,
+    wsUrl: `ws://${hostText}:${port}${WS_PATHS[protocol]}`,
+    httpUrl,
+    searchUrl: `${httpUrl}/notification`,
+    publish,
+    sendRaw(text) {
+      return stalled ? Promise.resolve() : sendTo([...connections.values()], text)
+    },
+    connections: () => [...connections.values()].map((c) => ({ ...c.record, accounts: [...c.accounts], received: [...c.record.received] })),
+    subscriptions: () => [...subscriptions],
+    dropAll(code = 1012, dropOptions) {
+      const closing = [...connections.values()].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            c.ws.once('close', () => resolve())
+            if (dropOptions?.terminate) c.ws.terminate()
+            else c.ws.close(code, 'simulator dropAll')
+          }),
+      )
+      return Promise.all(closing).then(() => undefined)
+    },
+    stall() {
+      stalled = true
+    },
+    resume() {
+      stalled = false
+    },
+    injectHttpFault: (fault) => faults.add(fault),
+    httpRequests: () => [...requests],
+    documents: () => enigma.all(),
+    positionStates: () => rasa.all(),
+    instantOpen: (account, o) => lifecycles.instantOpen(account, o),
+    fill: (quoteId) => lifecycles.fill(quoteId),
+    closeRequest: (quoteId) => lifecycles.closeRequest(quoteId),
+    fail: (account, o) => lifecycles.fail(account, o),
+    async close() {
+      faults.clear()
+      for (const c of connections.values()) c.ws.terminate()
+      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
