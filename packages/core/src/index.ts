@@ -36,3 +36,9 @@ export type {
   SocketStatus,
 } from './protocol/types.js'
 export { isAddress, type Address } from './utils/address.js'
+export type { ClientStats } from './stream/ClientStats.js'
+export type { NotificationsClientOptions } from './stream/clientOptions.js'
+export { createNotificationsClient, type NotificationsClient } from './stream/createNotificationsClient.js'
+export type { NotificationsStreamClient, StreamParams } from './stream/createStreamClient.js'
+export type { NotificationEvent, StatusEvent } from './stream/NotificationEvent.js'
+export type { WebSocketConstructor, WebSocketLike } from './transport/WebSocketLike.js'

@@ -183,7 +183,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     const quote = frame.quote_id ?? 0
     const envelope = {
       app_name: channel,
-      primary_identifier: quote > 0 ? quote : 0,
+      primary_identifier: Math.max(quote , 0),
       secondary_identifier: frame.temp_quote_id ?? null,
       address: frame.counterparty_address ?? '',
       data: options.enigmaDataAsString ? JSON.stringify(frame) : frame,
@@ -219,7 +219,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     const { text, account } = encode(frame)
     if (protocol === 'enigma') {
       const quote = frame.quote_id ?? 0
-      enigma.add(frame, { address: String(frame.counterparty_address ?? ''), primary: quote > 0 ? quote : 0, secondary: frame.temp_quote_id ?? null })
+      enigma.add(frame, { address: String(frame.counterparty_address ?? ''), primary: Math.max(quote , 0), secondary: frame.temp_quote_id ?? null })
     } else {
       rasa.add(frame)
     }

@@ -1,0 +1,87 @@
+import WebSocketImpl from 'isomorphic-ws'
+import type { NotificationsConfig, NotificationsConfigInput } from '../config/types.js'
+import { ServiceError } from '../errors/ServiceError.js'
+import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/parseNotificationFrame.js'
+import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
+
+/**
+ * Options of {@link createNotificationsClient}; every number has the SPEC §4.3 default.
+ *
+ * @example
+ * createNotificationsClient({ config, lingerMs: 5_000, reconnect: { maxAttempts: 20 } })
+ */
+export interface NotificationsClientOptions<C extends NotificationsConfigInput = NotificationsConfigInput> {
+  config: NotificationsConfig<C>
+  reconnect?: {
+    /** first retry delay (500) */
+    baseDelayMs?: number
+    /** cap of the exponential delay (10,000) */
+    maxDelayMs?: number
+    /** retries before the status becomes `closed` (Infinity) */
+    maxAttempts?: number
+    /** the attempt counter resets only after a socket stayed open this long (5,000) */
+    resetAfterMs?: number
+  }
+  /** a dial that has not opened by then is abandoned and retried (10,000) */
+  connectTimeoutMs?: number
+  /** protocol pings where the WebSocket implementation supports them (Node `ws`); `false` disables */
+  heartbeat?: { intervalMs?: number; timeoutMs?: number } | false
+  /** how long a released socket (or rasa address) is kept for a quick re-subscribe (2,000) */
+  lingerMs?: number
+  /** larger inbound frames are dropped unparsed (1,048,576) */
+  maxFrameBytes?: number
+  /** any WHATWG-compatible constructor; default `isomorphic-ws` */
+  WebSocket?: WebSocketConstructor
+  /** jitter source in [0, 1); injectable for deterministic tests */
+  random?: () => number
+}
+
+export interface ResolvedClientOptions {
+  baseDelayMs: number
+  maxDelayMs: number
+  maxAttempts: number
+  resetAfterMs: number
+  connectTimeoutMs: number
+  heartbeat: { intervalMs: number; timeoutMs: number } | false
+  lingerMs: number
+  maxFrameBytes: number
+  WebSocket: WebSocketConstructor
+  random: () => number
+}
+
+/** Applies defaults and rejects nonsense numbers with `INVALID_CONFIG` naming the option. */
+export function resolveClientOptions(options: NotificationsClientOptions<any>): ResolvedClientOptions {
+  const problems: string[] = []
+  const num = (value: number | undefined, fallback: number, path: string, min = 0, allowInfinity = false): number => {
+    if (value === undefined) return fallback
+    if (typeof value !== 'number' || Number.isNaN(value) || value < min || (!allowInfinity && !Number.isFinite(value))) {
+      problems.push(`${path}: expected a number ≥ ${min}${allowInfinity ? ' (or Infinity)' : ''}, got ${String(value)}`)
+    }
+    return value
+  }
+  if (!options || typeof options.config?.getSolver !== 'function') {
+    throw new ServiceError('INVALID_CONFIG', 'createNotificationsClient needs { config }: pass the result of createConfig(...).')
+  }
+  const r = options.reconnect ?? {}
+  const hb = options.heartbeat
+  const resolved: ResolvedClientOptions = {
+    baseDelayMs: num(r.baseDelayMs, 500, 'reconnect.baseDelayMs', 1),
+    maxDelayMs: num(r.maxDelayMs, 10_000, 'reconnect.maxDelayMs', 1),
+    maxAttempts: num(r.maxAttempts, Number.POSITIVE_INFINITY, 'reconnect.maxAttempts', 0, true),
+    resetAfterMs: num(r.resetAfterMs, 5_000, 'reconnect.resetAfterMs'),
+    connectTimeoutMs: num(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1),
+    heartbeat:
+      hb === false
+        ? false
+        : { intervalMs: num(hb?.intervalMs, 25_000, 'heartbeat.intervalMs', 1), timeoutMs: num(hb?.timeoutMs, 10_000, 'heartbeat.timeoutMs', 1) },
+    lingerMs: num(options.lingerMs, 2_000, 'lingerMs'),
+    maxFrameBytes: num(options.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES, 'maxFrameBytes', 1),
+    WebSocket: options.WebSocket ?? (WebSocketImpl as unknown as WebSocketConstructor),
+    random: options.random ?? Math.random,
+  }
+  if (typeof resolved.WebSocket !== 'function') problems.push('WebSocket: expected a WebSocket constructor')
+  if (problems.length > 0) {
+    throw new ServiceError('INVALID_CONFIG', `Invalid client options:\n- ${problems.join('\n- ')}`)
+  }
+  return resolved
+}

@@ -1,0 +1,79 @@
+import { type SimulatorProtocol, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import type { Observable, Subscription } from 'rxjs'
+import { createConfig } from '../src/config/createConfig.js'
+import type { NotificationsClientOptions } from '../src/stream/clientOptions.js'
+import { type NotificationsClient, createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+
+/** Accounts with mixed casing, as users paste them. */
+export const accounts = [
+  '0xAbC0000000000000000000000000000000000001',
+  '0xABC0000000000000000000000000000000000002',
+  '0xabc0000000000000000000000000000000000003',
+] as const
+
+/** A simulator of each protocol on loopback and a config with one solver per simulator. */
+export async function startLive(options: Partial<NotificationsClientOptions> = {}) {
+  const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel' })
+  const rasa = await startSolverSimulator({ protocol: 'rasa' })
+  const config = createConfig({
+    defaultChainId: 42161,
+    chains: {
+      42161: {
+        defaultSolver: 'alpha',
+        solvers: {
+          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+        },
+      },
+    },
+  })
+  const client = createNotificationsClient({ config, lingerMs: 50, ...options })
+  const sims: Record<SimulatorProtocol, SolverSimulator> = { enigma, rasa }
+  const solverOf = { enigma: 'alpha', rasa: 'beta' } as const
+  return {
+    enigma,
+    rasa,
+    sims,
+    solverOf,
+    config,
+    client,
+    async stop() {
+      client.close()
+      await Promise.all([enigma.close(), rasa.close()])
+    },
+  }
+}
+
+/** Subscribes and records every value, with a promise for "n values so far" (no sleeps). */
+export function record<T>(observable: Observable<T>) {
+  const values: T[] = []
+  const waiters: Array<{ test: () => boolean; resolve: () => void }> = []
+  let completed = false
+  const check = () => {
+    for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.test()) waiters.splice(i, 1)[0]!.resolve()
+  }
+  const subscription: Subscription = observable.subscribe({
+    next(value) {
+      values.push(value)
+      check()
+    },
+    complete() {
+      completed = true
+      check()
+    },
+  })
+  const until = (test: () => boolean) => (test() ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ test, resolve })))
+  return {
+    values,
+    subscription,
+    get completed() {
+      return completed
+    },
+    count: (n: number) => until(() => values.length >= n),
+    until: (predicate: (values: T[]) => boolean) => until(() => predicate(values)),
+    complete: () => until(() => completed),
+  }
+}
+
+export type Live = Awaited<ReturnType<typeof startLive>>
+export type { NotificationsClient }
