@@ -42,3 +42,19 @@ export { createNotificationsClient, type NotificationsClient } from './stream/cr
 export type { NotificationsStreamClient, StreamParams } from './stream/createStreamClient.js'
 export type { NotificationEvent, StatusEvent } from './stream/NotificationEvent.js'
 export type { WebSocketConstructor, WebSocketLike } from './transport/WebSocketLike.js'
+export type { SearchHttpOptions } from './search/postJson.js'
+export { searchNotifications } from './search/searchNotifications.js'
+export { searchPages } from './search/searchPages.js'
+export type {
+  EnigmaSearchParams,
+  EnigmaSearchResult,
+  NotificationSearchResult,
+  RasaSearchParams,
+  RasaSearchResult,
+  SearchNotificationsParams,
+  SearchOptions,
+  SearchPagesOptions,
+  SearchParamsBase,
+  SearchParamsFor,
+  SearchResultFor,
+} from './search/types.js'

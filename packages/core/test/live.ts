@@ -12,7 +12,7 @@ export const accounts = [
 ] as const
 
 /** A simulator of each protocol on loopback and a config with one solver per simulator. */
-export async function startLive(options: Partial<NotificationsClientOptions> = {}) {
+export async function startLive(options: Omit<Partial<NotificationsClientOptions>, 'config'> = {}) {
   const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel' })
   const rasa = await startSolverSimulator({ protocol: 'rasa' })
   const config = createConfig({
@@ -27,7 +27,7 @@ export async function startLive(options: Partial<NotificationsClientOptions> = {
       },
     },
   })
-  const client = createNotificationsClient({ config, lingerMs: 50, ...options })
+  const client = createNotificationsClient({ lingerMs: 50, ...options, config })
   const sims: Record<SimulatorProtocol, SolverSimulator> = { enigma, rasa }
   const solverOf = { enigma: 'alpha', rasa: 'beta' } as const
   return {

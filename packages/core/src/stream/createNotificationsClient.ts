@@ -1,22 +1,40 @@
-import type { NotificationsConfigInput } from '../config/types.js'
+import type { NotificationsConfigInput, SolverId } from '../config/types.js'
+import type { SearchHttpOptions } from '../search/postJson.js'
+import { searchNotifications } from '../search/searchNotifications.js'
+import { searchPages } from '../search/searchPages.js'
+import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from './clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient } from './createStreamClient.js'
 
 /**
- * The client apps use: live streams over the shared pool (and, from the search module, history search).
+ * The client apps use: live streams over the shared pool, and history search.
  *
  * @example
  * const client = createNotificationsClient({ config })
  * client.notifications({ account }).subscribe((n) => console.log(n.quoteId, n.type))
+ * const page = await client.search({ account })
  */
-export type NotificationsClient<C extends NotificationsConfigInput = NotificationsConfigInput> = NotificationsStreamClient<C>
+export interface NotificationsClient<C extends NotificationsConfigInput = NotificationsConfigInput> extends NotificationsStreamClient<C> {
+  /** One page of stored history; the result is narrowed by a literal `solverId`. */
+  search<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchOptions): Promise<SearchResultFor<C, S>>
+  /** Page after page of stored history. */
+  searchPages<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchPagesOptions): AsyncIterable<SearchResultFor<C, S>>
+}
 
 /**
  * Creates a {@link NotificationsClient}. Nothing connects until the first subscription.
  *
  * @example
- * const client = createNotificationsClient({ config, lingerMs: 2_000 })
+ * const client = createNotificationsClient({ config, lingerMs: 2_000, search: { timeoutMs: 5_000 } })
  */
-export function createNotificationsClient<C extends NotificationsConfigInput>(options: NotificationsClientOptions<C>): NotificationsClient<C> {
-  return createStreamClient(options)
+export function createNotificationsClient<C extends NotificationsConfigInput>(
+  options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
+): NotificationsClient<C> {
+  const stream = createStreamClient(options)
+  const http = options.search ?? {}
+  return {
+    ...stream,
+    search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
+    searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
+  }
 }

@@ -1,0 +1,30 @@
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { type Live, accounts, startLive } from '../../test/live.js'
+import { searchNotificationsQueryKey, searchNotificationsQueryOptions } from './searchNotificationsQueryOptions.js'
+
+let live: Live
+beforeEach(async () => {
+  live = await startLive()
+})
+afterEach(() => live.stop())
+
+it('keys are serializable, stable, with defaults applied', () => {
+  const a = searchNotificationsQueryOptions(live.client, { solverId: 'beta', account: accounts[0] }).queryKey
+  const b = searchNotificationsQueryOptions(live.client, { account: accounts[0], solverId: 'beta', size: 100, start: 0, chainId: 42161 }).queryKey
+  expect(a).toEqual(['solver-notifications', 'search', { account: accounts[0], chainId: 42161, size: 100, solverId: 'beta', start: 0 }])
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b))
+  expect(JSON.parse(JSON.stringify(a))).toEqual(a)
+  expect(searchNotificationsQueryOptions(live.client, {}).queryKey[2]).toEqual({ chainId: 42161, solverId: 'alpha', start: 0 })
+  expect(searchNotificationsQueryKey({ quoteId: 1, account: undefined })).toEqual(['solver-notifications', 'search', { quoteId: 1, start: 0 }])
+})
+
+it('the query function searches and forwards the abort signal', async () => {
+  await live.rasa.instantOpen(accounts[0])
+  const options = searchNotificationsQueryOptions(live.client, { solverId: 'beta', account: accounts[0] })
+  expect(options.retry).toBe(false)
+  const result = await options.queryFn({ signal: new AbortController().signal })
+  expect([result.kind, result.count]).toEqual(['rasa', 1])
+  const controller = new AbortController()
+  controller.abort()
+  await expect(options.queryFn({ signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED', name: 'ServiceRequestError' })
+})

@@ -1,0 +1,84 @@
+import ky, { HTTPError, TimeoutError } from 'ky'
+import { ServiceRequestError } from '../errors/ServiceRequestError.js'
+
+/**
+ * Transport settings of search requests.
+ *
+ * @example
+ * createNotificationsClient({ config, search: { timeoutMs: 5_000, retries: 1 } })
+ */
+export interface SearchHttpOptions {
+  /** per attempt (10,000) */
+  timeoutMs?: number
+  /** retries on network errors, 408, 429 and 5xx (2) */
+  retries?: number
+  /** custom fetch (tests, proxies, React Native polyfills) */
+  fetch?: typeof fetch
+}
+
+const RETRY_STATUS = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]
+
+/** POSTs JSON and returns the parsed JSON body; every failure is a typed `ServiceRequestError`. */
+export async function postJson(url: string, body: unknown, options: SearchHttpOptions & { signal?: AbortSignal | undefined }): Promise<unknown> {
+  const method = 'POST'
+  const fail = (code: ConstructorParameters<typeof ServiceRequestError>[0], message: string, extra: Partial<ConstructorParameters<typeof ServiceRequestError>[2]> = {}) =>
+    new ServiceRequestError(code, message, { method, url, ...extra })
+  const signal = options.signal
+  if (signal?.aborted) throw fail('ABORTED', `Search aborted before it was sent (${url}).`, { cause: signal.reason })
+  let text: string
+  try {
+    const response = await ky.post(url, {
+      json: body,
+      signal,
+      timeout: options.timeoutMs ?? 10_000,
+      fetch: options.fetch,
+      retry: {
+        limit: options.retries ?? 2,
+        methods: ['post'],
+        statusCodes: RETRY_STATUS,
+        afterStatusCodes: RETRY_STATUS,
+        maxRetryAfter: 60_000,
+        backoffLimit: 5_000,
+        // An abort is the caller's decision: never retried.
+        shouldRetry: ({ error }) => (signal?.aborted || error.name === 'AbortError' ? false : undefined),
+      },
+    })
+    text = await response.text()
+  } catch (error) {
+    if (signal?.aborted || (error as Error)?.name === 'AbortError') {
+      throw fail('ABORTED', `Search aborted (${url}).`, { cause: error })
+    }
+    if (error instanceof HTTPError) {
+      const responseText = await error.response.text().catch(() => '')
+      const retryAfter = error.response.headers.get('retry-after')
+      const seconds = retryAfter === null ? Number.NaN : Number(retryAfter)
+      throw fail(
+        'HTTP_STATUS',
+        `Search failed with HTTP ${error.response.status} from ${url}${error.response.status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
+        {
+          status: error.response.status,
+          body: parseMaybeJson(responseText),
+          retryAfterMs: Number.isFinite(seconds) ? seconds * 1000 : undefined,
+          cause: error,
+        },
+      )
+    }
+    if (error instanceof TimeoutError) {
+      throw fail('TIMEOUT', `Search timed out after ${options.timeoutMs ?? 10_000} ms (${url}); raise search.timeoutMs or try again.`, { cause: error })
+    }
+    throw fail('NETWORK', `Search could not reach ${url}: ${(error as Error)?.message ?? String(error)}. Check the URL and the network.`, { cause: error })
+  }
+  try {
+    return JSON.parse(text)
+  } catch (cause) {
+    throw fail('INVALID_RESPONSE', `Search response from ${url} is not JSON.`, { status: 200, body: text, cause })
+  }
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
