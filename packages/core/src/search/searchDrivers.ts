@@ -1,6 +1,7 @@
 import type { ResolvedSolver } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { NotificationDocument, PositionStateResponseSchema, Protocol } from '../protocol/types.js'
+import { isPlainObject } from '../protocol/decodedFrame.js'
 import { findInvalidField } from '../protocol/validateRawFields.js'
 import { enigmaResponseSchema, rasaResponseSchema } from './responseSchemas.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from './types.js'
@@ -45,8 +46,12 @@ const enigmaSearch: SearchDriver = {
     if (!parsed.success) return `expected { total, count, data: [...] }: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`
     const rows = parsed.data.data as NotificationDocument[]
     for (let i = 0; i < rows.length; i++) {
-      const data = rows[i]!.data
-      const bad = typeof data === 'object' ? findInvalidField(data) : undefined
+      const row: unknown = rows[i]
+      if (!isPlainObject(row)) return `data.${i} is not an object`
+      const data = row.data
+      if (typeof data === 'string') continue // some services store data as a JSON string; toNotification parses it
+      if (!isPlainObject(data)) return `data.${i}.data is not an object`
+      const bad = findInvalidField(data)
       if (bad) return `data.${i}.data.${bad} has the wrong type`
     }
     return { kind: 'enigma', total: parsed.data.total, count: parsed.data.count, rows }
@@ -71,7 +76,9 @@ const rasaSearch: SearchDriver = {
     if (!parsed.success) return `expected { count, position_state: [...] }: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`
     const rows = parsed.data.position_state as PositionStateResponseSchema[]
     for (let i = 0; i < rows.length; i++) {
-      const bad = findInvalidField(rows[i]!)
+      const row: unknown = rows[i]
+      if (!isPlainObject(row)) return `position_state.${i} is not an object`
+      const bad = findInvalidField(row)
       if (bad) return `position_state.${i}.${bad} has the wrong type`
     }
     return { kind: 'rasa', count: parsed.data.count, rows }

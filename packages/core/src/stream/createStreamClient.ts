@@ -1,4 +1,4 @@
-import { Observable, distinctUntilChanged, filter, map } from 'rxjs'
+import { Observable, distinctUntilChanged } from 'rxjs'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import type { Notification, SocketStatus } from '../protocol/types.js'
 import { SocketPool } from '../transport/SocketPool.js'
@@ -57,30 +57,32 @@ export function createStreamClient<C extends NotificationsConfigInput>(options: 
     return { solver: config.getSolver({ chainId: params.chainId, solverId: params.solverId }), account: params.account }
   }
 
-  const events = (params: StreamParams<C>): Observable<NotificationEvent> => {
+  /**
+   * One Observable per subscription straight over the pool; the views filter inside the listener
+   * instead of through operators, which keeps an idle subscription small (SPEC §10 B4).
+   */
+  const stream = <T>(params: StreamParams<C>, select: (event: NotificationEvent, next: (value: T) => void) => void): Observable<T> => {
     const { solver, account } = resolve(params)
-    return new Observable<NotificationEvent>((subscriber) =>
-      pool.acquire(solver, account, {
-        event: (event) => subscriber.next(event),
+    return new Observable<T>((subscriber) => {
+      const next = (value: T) => subscriber.next(value)
+      return pool.acquire(solver, account, {
+        event: (event) => select(event, next),
         complete: () => subscriber.complete(),
-      }),
-    )
+      })
+    })
   }
 
   return {
     config,
-    events,
+    events: (params) => stream<NotificationEvent>(params, (event, next) => next(event)),
     notifications: (params) =>
-      events(params).pipe(
-        filter((e): e is Extract<NotificationEvent, { type: 'notification' }> => e.type === 'notification'),
-        map((e) => e.notification),
-      ),
+      stream<Notification>(params, (event, next) => {
+        if (event.type === 'notification') next(event.notification)
+      }),
     status: (params) =>
-      events(params).pipe(
-        filter((e): e is Extract<NotificationEvent, { type: 'status' }> => e.type === 'status'),
-        map((e) => e.status),
-        distinctUntilChanged(),
-      ),
+      stream<SocketStatus>(params, (event, next) => {
+        if (event.type === 'status') next(event.status)
+      }).pipe(distinctUntilChanged()),
     stats: () => ({
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },

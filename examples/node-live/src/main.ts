@@ -1,0 +1,89 @@
+import { type Address, type NotificationEvent, createConfig, createNotificationsClient, formatNotification } from '@solver-notifications/core'
+import { startSolverSimulator } from '@solver-notifications/testkit'
+
+// Two solvers of different protocols on one chain, each backed by a local simulator.
+const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Arbitrum_Solver_Demo' })
+const rasa = await startSolverSimulator({ protocol: 'rasa' })
+const config = createConfig({
+  defaultChainId: 42161,
+  chains: {
+    42161: {
+      defaultSolver: 'alpha',
+      solvers: {
+        alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+        beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+      },
+    },
+  },
+})
+const client = createNotificationsClient({ config, reconnect: { baseDelayMs: 300 } })
+
+const watched: Array<{ account: Address; solverId: 'alpha' | 'beta' }> = [
+  { account: '0xAbC0000000000000000000000000000000000001', solverId: 'alpha' },
+  { account: '0x00000000000000000000000000000000000000bB', solverId: 'beta' },
+  { account: '0x5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C', solverId: 'beta' },
+]
+const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
+const print = (solverId: string, account: string) => (event: NotificationEvent) => {
+  if (event.type === 'notification') console.log(`  ${formatNotification(event.notification)}`)
+  else if (event.type === 'error') console.log(`! ${solverId} ${short(account)} ${event.error.code}: ${event.error.message}`)
+  else {
+    const detail = [
+      event.attempt ? `attempt ${event.attempt}` : '',
+      event.retryInMs !== undefined ? `retry in ${event.retryInMs} ms` : '',
+      event.closeCode !== undefined ? `close ${event.closeCode}` : '',
+    ].filter(Boolean)
+    console.log(`• ${solverId} ${short(account)} ${event.status}${detail.length ? ` (${detail.join(', ')})` : ''}`)
+  }
+}
+
+const subscriptions = watched.map(({ account, solverId }) => client.events({ account, solverId }).subscribe(print(solverId, account)))
+const ready = () => enigma.subscriptions().length >= 1 && rasa.subscriptions().length >= 1
+while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20)) // the simulators have processed the subscribe frames
+
+const simOf = { alpha: enigma, beta: rasa }
+const quotes = new Map<string, number>()
+async function step(round: number) {
+  for (const { account, solverId } of watched) {
+    const sim = simOf[solverId]
+    const open = quotes.get(account)
+    if (open !== undefined) {
+      await sim.closeRequest(open)
+      quotes.delete(account)
+    } else if (round % 3 === 2) {
+      await sim.fail(account, { failureType: 'INSUFFICIENT_MARGIN', errorCode: 1203 })
+    } else {
+      quotes.set(account, (await sim.instantOpen(account)).quoteId)
+    }
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+console.log('— live notifications —')
+// Paced so a person can follow it; the whole demo takes a few seconds.
+for (let round = 0; round < 3; round++) {
+  await step(round)
+  await pause(300)
+}
+console.log('— the simulators drop every connection —')
+const subscribedBefore = enigma.subscriptions().length + rasa.subscriptions().length
+await Promise.all([enigma.dropAll(1012), rasa.dropAll(1012)])
+while (enigma.subscriptions().length + rasa.subscriptions().length < subscribedBefore + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+for (let round = 3; round < 6; round++) {
+  await step(round)
+  await pause(300)
+}
+
+console.log('— search —')
+const history = await client.search({ solverId: 'alpha', account: watched[0]!.account, size: 5 })
+console.log(`enigma: ${history.total} stored documents for ${short(watched[0]!.account)}, newest ${history.rows.length}:`)
+for (const row of history.rows) console.log(`  ${row.data.last_seen_action} ${row.data.action_status} quote ${row.primary_identifier}`)
+const states = await client.search({ solverId: 'beta', account: watched[1]!.account })
+console.log(`rasa: ${states.count} position states for ${short(watched[1]!.account)}:`)
+for (const row of states.rows) console.log(`  quote ${row.quote_id} ${row.last_seen_action} ${row.action_status}`)
+
+const stats = client.stats()
+console.log(`— stats — sockets ${stats.sockets}, frames received ${stats.frames.received}, delivered ${stats.frames.delivered}, reconnects ${stats.reconnects}`)
+for (const s of subscriptions) s.unsubscribe()
+client.close()
+await Promise.all([enigma.close(), rasa.close()])
