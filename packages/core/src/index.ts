@@ -58,3 +58,4 @@ export type {
   SearchParamsFor,
   SearchResultFor,
 } from './search/types.js'
+export { NotificationsObserver, type NotificationsState, type UseNotificationsOptions } from './stream/NotificationsObserver.js'

@@ -16,6 +16,8 @@ export type ServiceErrorCode =
   | 'ABORTED'
   | 'INVALID_RESPONSE'
   | 'SOCKET'
+  /** an adapter callback (onNotification, onStatusChange) threw; reported, the stream goes on */
+  | 'CALLBACK'
 
 /**
  * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.

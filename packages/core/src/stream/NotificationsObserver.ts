@@ -1,0 +1,146 @@
+import type { Subscription } from 'rxjs'
+import type { NotificationsConfigInput } from '../config/types.js'
+import { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import type { Notification, SocketStatus } from '../protocol/types.js'
+import type { Address } from '../utils/address.js'
+import type { NotificationsClient } from './createNotificationsClient.js'
+import type { StatusEvent } from './NotificationEvent.js'
+
+/**
+ * What every adapter's `useNotifications` takes: the stream parameters, an `enabled` switch and
+ * callbacks that may change on every render without resubscribing.
+ *
+ * @example
+ * const options: UseNotificationsOptions = { account, onNotification: (n) => console.log(n.type) }
+ */
+export interface UseNotificationsOptions {
+  account?: Address | null | undefined
+  enabled?: boolean | undefined
+  chainId?: number | undefined
+  solverId?: string | undefined
+  onNotification?: ((notification: Notification) => void) | undefined
+  onStatusChange?: ((status: SocketStatus, event: StatusEvent | undefined) => void) | undefined
+  onError?: ((error: ServiceError) => void) | undefined
+}
+
+/**
+ * The state `useNotifications` returns: the socket status (`idle` with no account or `enabled: false`)
+ * and the last error, cleared when the socket is open again.
+ *
+ * @example
+ * const { status, error }: NotificationsState = observer.getSnapshot()
+ */
+export interface NotificationsState {
+  status: SocketStatus
+  error: ServiceError | null
+}
+
+const IDLE: NotificationsState = Object.freeze({ status: 'idle', error: null })
+
+/**
+ * The framework-free half of every adapter's `useNotifications` (TanStack-style observer): holds the
+ * options, subscribes while someone listens, exposes a snapshot and calls the latest callbacks. A
+ * callback that throws is reported as a `CALLBACK` error and never stops the stream.
+ *
+ * @example
+ * const observer = new NotificationsObserver(client, { account })
+ * const stop = observer.subscribe(() => render(observer.getSnapshot()))
+ */
+export class NotificationsObserver {
+  private options: UseNotificationsOptions
+  private state: NotificationsState = IDLE
+  private readonly listeners = new Set<() => void>()
+  private subscription: Subscription | undefined
+  private subscribedKey: string | undefined
+
+  constructor(
+    private readonly client: NotificationsClient<NotificationsConfigInput>,
+    options: UseNotificationsOptions,
+  ) {
+    this.options = options
+  }
+
+  /** New options: callbacks take effect at once; a changed account, chain, solver or `enabled` moves the subscription. */
+  setOptions(options: UseNotificationsOptions): void {
+    this.options = options
+    if (this.listeners.size > 0) this.sync()
+  }
+
+  /** For `useSyncExternalStore` and friends: the first listener starts the stream, the last stops it. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    if (this.listeners.size === 1) this.sync()
+    return () => {
+      this.listeners.delete(listener)
+      if (this.listeners.size === 0) this.stop()
+    }
+  }
+
+  readonly getSnapshot = (): NotificationsState => this.state
+
+  /** Server rendering never opens a socket: always idle. */
+  readonly getServerSnapshot = (): NotificationsState => IDLE
+
+  private key(): string | undefined {
+    const { account, enabled = true, chainId, solverId } = this.options
+    return account && enabled ? `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''}` : undefined
+  }
+
+  private sync(): void {
+    const key = this.key()
+    if (key === this.subscribedKey) return
+    this.stop()
+    if (key === undefined) return
+    const { account, chainId, solverId } = this.options
+    this.subscribedKey = key
+    try {
+      this.subscription = this.client.events({ account: account!, chainId, solverId }).subscribe((event) => {
+        if (event.type === 'notification') this.call(() => this.options.onNotification?.(event.notification))
+        else if (event.type === 'error') this.fail(event.error)
+        else {
+          this.set({ status: event.status, error: event.status === 'open' ? null : this.state.error })
+          this.call(() => this.options.onStatusChange?.(event.status, event))
+        }
+      })
+    } catch (error) {
+      // Bad parameters (e.g. an address typo) surface as state, not as a render-time crash.
+      this.subscribedKey = key
+      this.set({ status: 'idle', error: isServiceError(error) ? error : new ServiceError('INVALID_PARAMETERS', String(error), { cause: error }) })
+      this.call(() => this.options.onError?.(this.state.error!))
+    }
+  }
+
+  private stop(): void {
+    this.subscription?.unsubscribe()
+    this.subscription = undefined
+    const wasSubscribed = this.subscribedKey !== undefined
+    this.subscribedKey = undefined
+    if (wasSubscribed || this.state !== IDLE) {
+      this.set(IDLE)
+      if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
+    }
+  }
+
+  private fail(error: ServiceError): void {
+    this.set({ status: this.state.status, error })
+    try {
+      this.options.onError?.(error)
+    } catch {
+      // onError itself failing has nowhere left to be reported; the stream goes on.
+    }
+  }
+
+  private call(callback: () => void): void {
+    try {
+      callback()
+    } catch (cause) {
+      this.fail(new ServiceError('CALLBACK', `A useNotifications callback threw: ${(cause as Error)?.message ?? String(cause)}. Fix the callback; the stream goes on.`, { cause }))
+    }
+  }
+
+  private set(state: NotificationsState): void {
+    if (state.status === this.state.status && state.error === this.state.error) return
+    this.state = state
+    for (const listener of [...this.listeners]) listener()
+  }
+}
