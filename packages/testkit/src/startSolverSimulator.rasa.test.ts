@@ -85,3 +85,13 @@ describe('rasa simulator: search', () => {
     ])
   })
 })
+
+describe('CORS', () => {
+  it('answers preflights and allows any origin, so browser apps can search', async () => {
+    const preflight = await fetch(`${sim.httpUrl}/position-state/0/1`, { method: 'OPTIONS', headers: { origin: 'http://app.local', 'access-control-request-method': 'POST' } })
+    expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-headers')]).toEqual([204, '*', 'content-type'])
+    const res = await post(`${sim.httpUrl}/position-state/0/1`, {})
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(sim.httpRequests()).toHaveLength(1)
+  })
+})

@@ -248,6 +248,13 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x')
+    // Browser apps (the examples) call the simulator from another origin.
+    res.setHeader('access-control-allow-origin', '*')
+    res.setHeader('access-control-expose-headers', 'retry-after')
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' }).end()
+      return
+    }
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     let body: unknown
     try {

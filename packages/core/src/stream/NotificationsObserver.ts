@@ -54,10 +54,15 @@ export class NotificationsObserver {
   private subscribedKey: string | undefined
 
   constructor(
-    private readonly client: NotificationsClient<NotificationsConfigInput>,
+    readonly client: NotificationsClient<NotificationsConfigInput>,
     options: UseNotificationsOptions,
   ) {
     this.options = options
+  }
+
+  /** Only the callbacks change (safe during a render): they are read at call time, nothing resubscribes. */
+  updateCallbacks(options: Pick<UseNotificationsOptions, 'onNotification' | 'onStatusChange' | 'onError'>): void {
+    this.options = { ...this.options, onNotification: options.onNotification, onStatusChange: options.onStatusChange, onError: options.onError }
   }
 
   /** New options: callbacks take effect at once; a changed account, chain, solver or `enabled` moves the subscription. */

@@ -1,0 +1,37 @@
+import type { Address, SocketStatus } from '@solver-notifications/core'
+import { useNotifications } from '@solver-notifications/react'
+import { type QuoteGroup, addToTimeline } from 'example-shared/timeline'
+import { useState } from 'react'
+import { SearchPanel } from './SearchPanel.js'
+import { Timeline } from './Timeline.js'
+
+export function App(props: { initialAccount: Address }) {
+  const [account, setAccount] = useState<string>(props.initialAccount)
+  const [solverId, setSolverId] = useState<'beta' | 'alpha'>('beta')
+  const [groups, setGroups] = useState<QuoteGroup[]>([])
+  const [log, setLog] = useState<SocketStatus[]>([])
+  const valid = /^0x[0-9a-fA-F]{40}$/.test(account)
+  const { status, error } = useNotifications({
+    account: valid ? (account as Address) : undefined,
+    solverId,
+    onNotification: (n) => setGroups((g) => addToTimeline(g, n)),
+    onStatusChange: (s) => setLog((l) => [...l.slice(-7), s]),
+  })
+  return (
+    <main>
+      <header>
+        <h1>Solver notifications</h1>
+        <input aria-label="account" value={account} onChange={(e) => setAccount(e.target.value)} />
+        <select aria-label="solver" value={solverId} onChange={(e) => setSolverId(e.target.value as 'beta' | 'alpha')}>
+          <option value="beta">beta (rasa)</option>
+          <option value="alpha">alpha (enigma)</option>
+        </select>
+        <span data-testid="status" className={`badge status-${status}`}>{status}</span>
+        <span data-testid="status-log" className="log">{log.join(' → ')}</span>
+        {error && <span className="badge type-failed">{error.code}: {error.message}</span>}
+      </header>
+      <Timeline groups={groups} />
+      <SearchPanel account={valid ? (account as Address) : undefined} solverId={solverId} />
+    </main>
+  )
+}

@@ -1,0 +1,8 @@
+import { defineConfig } from 'vite'
+
+export default defineConfig({
+  root: import.meta.dirname,
+  // Workspace packages resolve to their source: no library build needed to run the example.
+  resolve: { conditions: ['@solver-notifications/source', 'module', 'browser', 'development|production'] },
+  esbuild: { jsx: 'automatic' },
+})

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, chromium } from 'playwright-core'
+import { build } from 'vite'
+import { DEMO_ACCOUNT } from './appConfig.js'
+import { serveDir, startDemoSimulators } from './demoSimulators.js'
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+
+/** Debian's chromium; `.ci/run` installs it. Never downloads a browser. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
+}
+
+/**
+ * The scenario every example app passes in a real browser: build it, start simulators, open the page,
+ * see published notifications appear, see a dropped connection go reconnecting → open, search and
+ * page, and save a screenshot under the example's test-output.
+ */
+export async function runExampleInBrowser(root: string, check: (message: string, ok: boolean) => void): Promise<void> {
+  const outDir = join(root, 'test-output', 'dist')
+  await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } })
+  const sims = await startDemoSimulators()
+  const site = await serveDir(outDir)
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(`${site.url}/?${sims.query}&account=${DEMO_ACCOUNT}`)
+    await page.getByTestId('status').filter({ hasText: 'open' }).waitFor()
+    await waitUntil(() => sims.rasa.subscriptions().length === 1)
+
+    const first = await sims.rasa.instantOpen(DEMO_ACCOUNT)
+    const group = page.getByTestId(`quote-${first.tempQuoteId}`)
+    await group.getByText(`quote ${first.quoteId}`).waitFor()
+    check('published notifications appear grouped by quote', (await group.getByTestId('entry').count()) === 3)
+
+    await sims.rasa.dropAll(1012)
+    await page.getByTestId('status-log').filter({ hasText: /reconnecting.*open$/ }).waitFor()
+    await waitUntil(() => sims.rasa.subscriptions().length === 2)
+    const second = await sims.rasa.instantOpen(DEMO_ACCOUNT)
+    await page.getByTestId(`quote-${second.tempQuoteId}`).getByText(`quote ${second.quoteId}`).waitFor()
+    check('a dropped connection shows reconnecting then live again', true)
+
+    for (let i = 0; i < 5; i++) await sims.rasa.instantOpen(DEMO_ACCOUNT)
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByTestId('search-row').nth(4).waitFor()
+    check('search returns a full first page', (await page.getByTestId('search-row').count()) === 5)
+    await page.getByRole('button', { name: 'Next' }).click()
+    await page.getByTestId('search-page').filter({ hasText: 'rows 6–7 of 7' }).waitFor()
+    check('paging shows the rest', (await page.getByTestId('search-row').count()) === 2)
+
+    mkdirSync(join(root, 'test-output'), { recursive: true })
+    await page.screenshot({ path: join(root, 'test-output', 'screenshot.png'), fullPage: true })
+    check(`no page errors (${errors.join('; ')})`, errors.length === 0)
+  } finally {
+    await browser.close()
+    site.server.close()
+    await sims.close()
+  }
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

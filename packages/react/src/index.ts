@@ -1,0 +1,4 @@
+export { NotificationsProvider } from './NotificationsProvider.js'
+export { useNotifications } from './useNotifications.js'
+export { useNotificationsClient } from './useNotificationsClient.js'
+export { useSearchNotifications } from './useSearchNotifications.js'
