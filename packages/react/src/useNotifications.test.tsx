@@ -15,7 +15,7 @@ beforeEach(async () => {
 afterEach(() => h.stop())
 
 function Status(props: { account?: `0x${string}`; enabled?: boolean; onNotification?: (quoteId: number) => void }) {
-  const { status, error } = useNotifications({ account: props.account, enabled: props.enabled, onNotification: (n) => props.onNotification?.(n.quoteId) })
+  const { status, error } = useNotifications({ account: props.account, solverId: 'beta', enabled: props.enabled, onNotification: (n) => props.onNotification?.(n.quoteId) })
   return (
     <p>
       status:{status} error:{error?.code ?? 'none'}
@@ -55,13 +55,13 @@ describe('useNotifications', () => {
     rerender(<Status account={B} />)
     await waitFor(() => expect(h.rasa.subscriptions().at(-1)?.frame).toEqual({ address: [B] }))
     unmount()
-    await waitFor(() => expect(h.openSockets(h.rasa)).toBe(0))
+    await waitFor(() => expect(h.rasa.connections().length).toBe(0))
     expect(h.client.stats()).toMatchObject({ sockets: 0, subscriptions: 0 })
   })
 
   it('new callback identities do not resubscribe', async () => {
     const calls: string[] = []
-    const { result, rerender } = renderHook(({ tag }) => useNotifications({ account: A, onNotification: () => calls.push(tag) }), {
+    const { result, rerender } = renderHook(({ tag }) => useNotifications({ account: A, solverId: 'beta', onNotification: () => calls.push(tag) }), {
       wrapper: h.wrapper,
       initialProps: { tag: 'first' },
     })
@@ -80,7 +80,7 @@ describe('useNotifications', () => {
     const onNotification = vi.fn(() => {
       throw new Error('app bug')
     })
-    const { result } = renderHook(() => useNotifications({ account: A, onNotification, onError }), { wrapper: h.wrapper })
+    const { result } = renderHook(() => useNotifications({ account: A, solverId: 'beta', onNotification, onError }), { wrapper: h.wrapper })
     await waitFor(() => expect(h.rasa.subscriptions()).toHaveLength(1))
     await act(() => h.rasa.publish({ quote_id: 1, counterparty_address: A }))
     await waitFor(() => expect(result.current.error?.code).toBe('CALLBACK'))
@@ -92,7 +92,7 @@ describe('useNotifications', () => {
 
   it('a dropped connection shows reconnecting, then open again', async () => {
     const statuses: string[] = []
-    renderHook(() => useNotifications({ account: A, onStatusChange: (s) => statuses.push(s) }), { wrapper: h.wrapper })
+    renderHook(() => useNotifications({ account: A, solverId: 'beta', onStatusChange: (s) => statuses.push(s) }), { wrapper: h.wrapper })
     await waitFor(() => expect(statuses).toContain('open'))
     await act(() => h.rasa.dropAll(1012))
     await waitFor(() => expect(statuses.filter((s) => s === 'open')).toHaveLength(2))

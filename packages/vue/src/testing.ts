@@ -1,0 +1,24 @@
+import { QueryClient, VueQueryPlugin } from '@tanstack/vue-query'
+import WebSocket from 'ws'
+import type { Plugin } from 'vue'
+import { startLive } from '../../core/test/live.js'
+import { notificationsPlugin } from './notificationsPlugin.js'
+
+/** Test harness: core's live harness plus the Vue plugins to install. */
+export async function startHarness() {
+  const live = await startLive({ WebSocket: WebSocket as never, lingerMs: 30 })
+  const queryClient = new QueryClient()
+  const plugins: Array<[Plugin, ...unknown[]]> = [
+    [VueQueryPlugin, { queryClient }],
+    [notificationsPlugin, { client: live.client }],
+  ]
+  return {
+    ...live,
+    plugins,
+    async stop() {
+      queryClient.clear()
+      await live.stop()
+    },
+  }
+}
+export type Harness = Awaited<ReturnType<typeof startHarness>>

@@ -1,0 +1,35 @@
+import { render, screen, waitFor } from '@testing-library/vue'
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { defineComponent, h as hyper, ref } from 'vue'
+import { type Harness, startHarness } from './testing.js'
+import { useSearchNotifications } from './useSearchNotifications.js'
+
+const A = '0xAbC0000000000000000000000000000000000001'
+let h: Harness
+beforeEach(async () => {
+  h = await startHarness()
+})
+afterEach(() => h.stop())
+
+it('searches with reactive params; data narrows on kind; errors are ServiceRequestErrors', async () => {
+  for (let i = 0; i < 3; i++) await h.rasa.instantOpen(A)
+  const start = ref(0)
+  const Search = defineComponent(() => {
+    const { data, error } = useSearchNotifications(() => ({ solverId: 'beta', account: A, start: start.value, size: 2 }))
+    return () => {
+      const result = data.value
+      if (error.value) return hyper('p', `error:${error.value.code}`)
+      if (!result) return hyper('p', 'loading')
+      return hyper('p', result.kind === 'rasa' ? `rasa rows:${result.rows.map((r) => r.quote_id).join(',')} count:${result.count}` : 'enigma')
+    }
+  })
+  render(Search, { global: { plugins: h.plugins } })
+  await screen.findByText('rasa rows:1002,1001 count:3')
+  start.value = 2
+  await screen.findByText('rasa rows:1000 count:3')
+  expect(h.rasa.httpRequests().map((r) => r.url)).toEqual(['/position-state/0/2', '/position-state/2/2'])
+  h.rasa.injectHttpFault({ status: 400 })
+  start.value = 1
+  await screen.findByText('error:HTTP_STATUS')
+  await waitFor(() => expect(h.rasa.httpRequests()).toHaveLength(3))
+})
