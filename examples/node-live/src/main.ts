@@ -27,7 +27,13 @@ const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 const print = (solverId: string, account: string) => (event: NotificationEvent) => {
   if (event.type === 'notification') console.log(`  ${formatNotification(event.notification)}`)
   else if (event.type === 'error') console.log(`! ${solverId} ${short(account)} ${event.error.code}: ${event.error.message}`)
-  else {
+  else if (event.backfill) {
+    console.log(
+      event.backfill.state === 'started'
+        ? `• ${solverId} ${short(account)} backfill started`
+        : `• ${solverId} ${short(account)} backfill recovered ${event.backfill.state === 'finished' ? event.backfill.recovered : 0} notification(s) missed while disconnected`,
+    )
+  } else {
     const detail = [
       event.attempt ? `attempt ${event.attempt}` : '',
       event.retryInMs !== undefined ? `retry in ${event.retryInMs} ms` : '',
@@ -37,7 +43,8 @@ const print = (solverId: string, account: string) => (event: NotificationEvent) 
   }
 }
 
-const subscriptions = watched.map(({ account, solverId }) => client.events({ account, solverId }).subscribe(print(solverId, account)))
+// resume: after a reconnect, what was published meanwhile is backfilled from history, once each.
+const subscriptions = watched.map(({ account, solverId }) => client.events({ account, solverId }, { resume: true }).subscribe(print(solverId, account)))
 const ready = () => enigma.subscriptions().length >= 1 && rasa.subscriptions().length >= 1
 while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20)) // the simulators have processed the subscribe frames
 
@@ -65,11 +72,13 @@ for (let round = 0; round < 3; round++) {
   await step(round)
   await pause(300)
 }
-console.log('— the simulators drop every connection —')
+console.log('— the simulators drop every connection; one round is published while the client is away —')
 const subscribedBefore = enigma.subscriptions().length + rasa.subscriptions().length
 await Promise.all([enigma.dropAll(1012), rasa.dropAll(1012)])
+await step(3)
 while (enigma.subscriptions().length + rasa.subscriptions().length < subscribedBefore + 2) await new Promise((resolve) => setTimeout(resolve, 20))
-for (let round = 3; round < 6; round++) {
+await pause(500)
+for (let round = 4; round < 6; round++) {
   await step(round)
   await pause(300)
 }

@@ -12,6 +12,8 @@ export interface SearchDriver {
   /** The page size used when none is given (undefined: the service decides). */
   defaultSize: number | undefined
   request(solver: ResolvedSolver, params: SearchNotificationsParams): { url: string; body: unknown }
+  /** Search parameters that find an account's stored notifications changed at or after `since` (seconds). */
+  backfillParams(account: string, since: number): SearchNotificationsParams
   /** Validates a parsed body; returns the result or a reason it is not of the expected shape. */
   parse(body: unknown): NotificationSearchResult | string
 }
@@ -25,6 +27,9 @@ const notConfigured = (message: string) => new ServiceError('SEARCH_URL_NOT_CONF
 
 const enigmaSearch: SearchDriver = {
   defaultSize: undefined,
+  // The service filters by equality only and promises no order: read the account's documents (bounded
+  // by maxBackfillRows) and keep those at or after the watermark on this side.
+  backfillParams: (account) => ({ account: account as `0x${string}`, size: 100 }),
   request(solver, params) {
     const notifications = solver.notifications as { searchUrl?: string }
     const base = params.baseUrl ?? notifications.searchUrl
@@ -60,6 +65,7 @@ const enigmaSearch: SearchDriver = {
 
 const rasaSearch: SearchDriver = {
   defaultSize: RASA_MAX_SIZE,
+  backfillParams: (account, since) => ({ account: account as `0x${string}`, timestampGte: since, size: RASA_MAX_SIZE }),
   request(solver, params) {
     if (!solver.url) {
       throw notConfigured(`Solver "${solver.solverId}" on chain ${solver.chainId} has no url; rasa search goes to the solver's own HTTP API, add its url to the config.`)

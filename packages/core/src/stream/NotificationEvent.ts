@@ -15,6 +15,8 @@ export interface StatusEvent {
   retryInMs?: number
   closeCode?: number
   closeReason?: string
+  /** resume streams only: a backfill of what was missed while disconnected started, or finished with `recovered` notifications */
+  backfill?: { state: 'started' } | { state: 'finished'; recovered: number }
 }
 
 /**

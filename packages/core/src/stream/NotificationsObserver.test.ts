@@ -74,3 +74,14 @@ it('reports bad parameters as state instead of throwing, and errors clear on the
   expect(observer.getSnapshot()).toEqual({ status: 'open', error: null })
   stop()
 })
+
+it('passes resume to the stream; toggling it moves the subscription', () => {
+  const events = vi.spyOn(client, 'events')
+  const observer = new NotificationsObserver(client, { account: A, resume: true })
+  const stop = observer.subscribe(() => {})
+  expect(events).toHaveBeenLastCalledWith({ account: A, chainId: undefined, solverId: undefined }, { resume: true })
+  observer.setOptions({ account: A })
+  expect(events).toHaveBeenCalledTimes(2)
+  expect(events).toHaveBeenLastCalledWith({ account: A, chainId: undefined, solverId: undefined }, { resume: undefined })
+  stop()
+})

@@ -18,6 +18,8 @@ export interface UseNotificationsOptions {
   enabled?: boolean | undefined
   chainId?: number | undefined
   solverId?: string | undefined
+  /** gap-free: backfill what was missed while disconnected (see `StreamOptions.resume`) */
+  resume?: boolean | undefined
   onNotification?: ((notification: Notification) => void) | undefined
   onStatusChange?: ((status: SocketStatus, event: StatusEvent | undefined) => void) | undefined
   onError?: ((error: ServiceError) => void) | undefined
@@ -87,8 +89,8 @@ export class NotificationsObserver {
   readonly getServerSnapshot = (): NotificationsState => IDLE
 
   private key(): string | undefined {
-    const { account, enabled = true, chainId, solverId } = this.options
-    return account && enabled ? `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''}` : undefined
+    const { account, enabled = true, chainId, solverId, resume } = this.options
+    return account && enabled ? `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resume === true}` : undefined
   }
 
   private sync(): void {
@@ -96,10 +98,10 @@ export class NotificationsObserver {
     if (key === this.subscribedKey) return
     this.stop()
     if (key === undefined) return
-    const { account, chainId, solverId } = this.options
+    const { account, chainId, solverId, resume } = this.options
     this.subscribedKey = key
     try {
-      this.subscription = this.client.events({ account: account!, chainId, solverId }).subscribe((event) => {
+      this.subscription = this.client.events({ account: account!, chainId, solverId }, { resume }).subscribe((event) => {
         if (event.type === 'notification') this.call(() => this.options.onNotification?.(event.notification))
         else if (event.type === 'error') this.fail(event.error)
         else {

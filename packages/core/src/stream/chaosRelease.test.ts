@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import type { Subscription } from 'rxjs'
 import { type Live, accounts, startLive } from '../../test/live.js'
+import { seededRandom } from '../../test/random.js'
 
 let live: Live
 beforeEach(async () => {
@@ -8,19 +9,9 @@ beforeEach(async () => {
 })
 afterEach(() => live.stop())
 
-/** Deterministic PRNG so a failure can be replayed with the printed seed. */
-function mulberry32(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 it('1,000 random subscribe/unsubscribe cycles at random moments leave 0 connections and 0 timers', async () => {
   const seed = Number(process.env.CHAOS_SEED ?? 1234)
-  const random = mulberry32(seed)
+  const random = seededRandom(seed)
   const open = new Set<Subscription>()
   const moments = ['sync', 'in-status', 'in-notification', 'microtask', 'macrotask'] as const
   let cycles = 0

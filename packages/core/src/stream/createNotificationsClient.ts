@@ -1,4 +1,5 @@
 import type { NotificationsConfigInput, SolverId } from '../config/types.js'
+import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
@@ -30,8 +31,8 @@ export interface NotificationsClient<C extends NotificationsConfigInput = Notifi
 export function createNotificationsClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
 ): NotificationsClient<C> {
-  const stream = createStreamClient(options)
   const http = options.search ?? {}
+  const stream = createStreamClient(options, createBackfill(options.config, http))
   return {
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),

@@ -1,10 +1,13 @@
 import { Observable, distinctUntilChanged } from 'rxjs'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import type { Notification, SocketStatus } from '../protocol/types.js'
+import { ServiceError } from '../errors/ServiceError.js'
+import type { Listener } from '../transport/ManagedSocket.js'
 import { SocketPool } from '../transport/SocketPool.js'
 import { type Address, assertAddress } from '../utils/address.js'
 import { type ClientStats, createStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
+import { type BackfillFetch, GapFiller } from './GapFiller.js'
 import type { NotificationEvent } from './NotificationEvent.js'
 
 /**
@@ -20,6 +23,22 @@ export interface StreamParams<C extends NotificationsConfigInput = Notifications
 }
 
 /**
+ * Per-stream options. `resume: true` makes the stream gap-free: after every reconnect it backfills
+ * what changed while it was down through search and delivers each notification once, in
+ * `modify_time` order per quote (backfilled ones with `source: 'backfill'`).
+ *
+ * @example
+ * client.notifications({ account }, { resume: true, maxBackfillRows: 500 })
+ */
+export interface StreamOptions {
+  resume?: boolean | undefined
+  /** cap on rows read per backfill (1,000) */
+  maxBackfillRows?: number | undefined
+  /** how many recent notifications de-duplication remembers (2,048) */
+  dedupeWindow?: number | undefined
+}
+
+/**
  * The live half of the client: Observables over a shared socket pool, stats and close.
  *
  * @example
@@ -28,9 +47,9 @@ export interface StreamParams<C extends NotificationsConfigInput = Notifications
 export interface NotificationsStreamClient<C extends NotificationsConfigInput = NotificationsConfigInput> {
   readonly config: NotificationsConfig<C>
   /** Notifications, status changes and errors of one account; never errors, completes on `close()`. */
-  events(params: StreamParams<C>): Observable<NotificationEvent>
+  events(params: StreamParams<C>, options?: StreamOptions): Observable<NotificationEvent>
   /** The notifications of one account (a view of `events`). */
-  notifications(params: StreamParams<C>): Observable<Notification>
+  notifications(params: StreamParams<C>, options?: StreamOptions): Observable<Notification>
   /** The socket status of one account: the current value first, then changes (a view of `events`). */
   status(params: StreamParams<C>): Observable<SocketStatus>
   stats(): ClientStats
@@ -46,7 +65,10 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
  * const client = createNotificationsClient({ config })
  * client.notifications({ account: '0x1111111111111111111111111111111111111111' }).subscribe(console.log)
  */
-export function createStreamClient<C extends NotificationsConfigInput>(options: NotificationsClientOptions<C>): NotificationsStreamClient<C> {
+export function createStreamClient<C extends NotificationsConfigInput>(
+  options: NotificationsClientOptions<C>,
+  backfillFor?: (solver: ResolvedSolver, account: Address, maxRows: number) => BackfillFetch,
+): NotificationsStreamClient<C> {
   const resolved = resolveClientOptions(options)
   const stats = createStats()
   const pool = new SocketPool(resolved, stats)
@@ -61,24 +83,45 @@ export function createStreamClient<C extends NotificationsConfigInput>(options: 
    * One Observable per subscription straight over the pool; the views filter inside the listener
    * instead of through operators, which keeps an idle subscription small (SPEC §10 B4).
    */
-  const stream = <T>(params: StreamParams<C>, select: (event: NotificationEvent, next: (value: T) => void) => void): Observable<T> => {
+  const stream = <T>(
+    params: StreamParams<C>,
+    select: (event: NotificationEvent, next: (value: T) => void) => void,
+    streamOptions?: StreamOptions,
+  ): Observable<T> => {
     const { solver, account } = resolve(params)
+    const resume = streamOptions?.resume === true
+    if (resume && !backfillFor) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     return new Observable<T>((subscriber) => {
       const next = (value: T) => subscriber.next(value)
-      return pool.acquire(solver, account, {
-        event: (event) => select(event, next),
-        complete: () => subscriber.complete(),
+      const listener: Listener = { event: (event) => select(event, next), complete: () => subscriber.complete() }
+      if (!resume) return pool.acquire(solver, account, listener)
+      // Resume streams put a gap filler between the socket and the subscriber.
+      const filler = new GapFiller(listener, {
+        fetch: backfillFor!(solver, account, streamOptions?.maxBackfillRows ?? 1_000),
+        timers: pool.timers,
+        backoff: resolved,
+        random: resolved.random,
+        dedupeWindow: streamOptions?.dedupeWindow ?? 2_048,
       })
+      const release = pool.acquire(solver, account, filler)
+      return () => {
+        filler.dispose()
+        release()
+      }
     })
   }
 
   return {
     config,
-    events: (params) => stream<NotificationEvent>(params, (event, next) => next(event)),
-    notifications: (params) =>
-      stream<Notification>(params, (event, next) => {
-        if (event.type === 'notification') next(event.notification)
-      }),
+    events: (params, streamOptions) => stream<NotificationEvent>(params, (event, next) => next(event), streamOptions),
+    notifications: (params, streamOptions) =>
+      stream<Notification>(
+        params,
+        (event, next) => {
+          if (event.type === 'notification') next(event.notification)
+        },
+        streamOptions,
+      ),
     status: (params) =>
       stream<SocketStatus>(params, (event, next) => {
         if (event.type === 'status') next(event.status)
