@@ -39,3 +39,19 @@ export async function serveDir(dir: string): Promise<{ url: string; server: Serv
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
+
+/** What every example's dev script does: simulators on the app's default ports, a steady stream, then Vite. */
+export async function runExampleDev(viteConfigFile: string, account: string): Promise<void> {
+  const { createServer } = await import('vite')
+  const sims = await startDemoSimulators({ rasa: 8787, enigma: 8788 })
+  const stop = publishSteadily([sims.rasa, sims.enigma], account)
+  const server = await createServer({ configFile: viteConfigFile })
+  await server.listen()
+  server.printUrls()
+  process.once('SIGINT', async () => {
+    stop()
+    await server.close()
+    await sims.close()
+    process.exit(0)
+  })
+}

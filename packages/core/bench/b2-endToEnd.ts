@@ -2,7 +2,7 @@ import { startSolverSimulator } from '@solver-notifications/testkit'
 import WebSocket from 'ws'
 import { createConfig } from '../src/config/createConfig.js'
 import { createNotificationsClient } from '../src/stream/createNotificationsClient.js'
-import { median, report } from './measure.js'
+import { compareAsync, report } from './measure.js'
 
 const account = '0xAbC0000000000000000000000000000000000001'
 
@@ -64,15 +64,7 @@ export async function runB2(): Promise<boolean> {
       ws.close()
       return rate
     }
-    await ours()
-    await raw()
-    const c: number[] = []
-    const r: number[] = []
-    for (let round = 0; round < 5; round++) {
-      c.push(await ours())
-      r.push(await raw())
-    }
-    const result = { candidate: median(c), reference: median(r), ratio: median(c) / median(r) }
+    const result = await compareAsync(ours, raw)
     const pass = result.ratio >= 0.8
     ok &&= pass
     report('B2', `end to end over loopback (${protocol}) vs raw ws + JSON.parse`, result, '≥ 0.80×', pass)

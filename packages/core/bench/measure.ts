@@ -37,3 +37,16 @@ export function report(id: string, what: string, result: { candidate: number; re
     `${id} ${what}: ${fmt(result.candidate)} ${unit} vs reference ${fmt(result.reference)} ${unit} → ratio ${result.ratio.toFixed(2)}× (target ${target}) ${pass ? 'PASS' : 'MISS'}`,
   )
 }
+
+/** Async variant of {@link compare}: warm both, then interleave rounds and keep medians. */
+export async function compareAsync(candidate: () => Promise<number>, reference: () => Promise<number>, rounds = 5) {
+  await candidate()
+  await reference()
+  const c: number[] = []
+  const r: number[] = []
+  for (let round = 0; round < rounds; round++) {
+    c.push(await candidate())
+    r.push(await reference())
+  }
+  return { candidate: median(c), reference: median(r), ratio: median(c) / median(r) }
+}
