@@ -135,6 +135,24 @@ describe('reconnect', () => {
       vi.unstubAllGlobals()
     }
   })
+
+  it('dials at once when the page becomes visible while waiting to retry', () => {
+    const doc = Object.assign(new EventTarget(), { visibilityState: 'hidden' })
+    vi.stubGlobal('document', doc)
+    try {
+      const c = client()
+      record(c.events({ account }))
+      FakeWebSocket.last().drop()
+      doc.dispatchEvent(new Event('visibilitychange'))
+      expect(FakeWebSocket.instances).toHaveLength(1)
+      doc.visibilityState = 'visible'
+      doc.dispatchEvent(new Event('visibilitychange'))
+      expect(FakeWebSocket.instances).toHaveLength(2)
+      c.close()
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
 })
 
 describe('heartbeat', () => {
