@@ -15,6 +15,8 @@ export interface ProtocolDriver {
   subscribeFrame(notifications: ServiceNotificationsConfig, accounts: readonly Address[]): string
   /** Decode one inbound text frame; never throws. */
   decode(text: string, maxFrameBytes: number): DecodedFrame
+  /** A stored search row (enigma document, rasa position state) as a decoded frame. */
+  decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
   /** The normalized `account` of a frame delivered to a subscription of `subscribed`. */
   accountOf(frame: FrameOf<'frame'>, subscribed: Address): Address
 }

@@ -46,6 +46,19 @@ export const enigmaDriver: ProtocolDriver = {
       secondaryIdentifier: typeof secondary === 'number' ? secondary : null,
     }
   },
+  decodeStored(doc) {
+    let data = doc.data
+    if (typeof data === 'string') {
+      data = parseJson(data)
+    }
+    return {
+      kind: 'frame',
+      raw: isPlainObject(data) ? data : {},
+      address: typeof doc.address === 'string' ? doc.address : undefined,
+      primaryIdentifier: typeof doc.primary_identifier === 'number' ? doc.primary_identifier : null,
+      secondaryIdentifier: typeof doc.secondary_identifier === 'number' ? doc.secondary_identifier : null,
+    }
+  },
   accountOf(frame, subscribed) {
     return (frame.address as Address | undefined) ?? subscribed
   },

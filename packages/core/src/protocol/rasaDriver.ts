@@ -25,6 +25,10 @@ export const rasaDriver: ProtocolDriver = {
     const address = frame.counterparty_address
     return { kind: 'frame', raw: frame, address: typeof address === 'string' ? address : undefined }
   },
+  decodeStored(state) {
+    const address = state.counterparty_address
+    return { kind: 'frame', raw: state, address: typeof address === 'string' ? address : undefined }
+  },
   accountOf(_frame, subscribed) {
     return subscribed
   },

@@ -1,5 +1,5 @@
 import type { Address } from '../utils/address.js'
-import { isPlainObject } from './decodedFrame.js'
+import { drivers } from './drivers.js'
 import { normalizeNotification } from './normalizeNotification.js'
 import type { Notification, NotificationDocument, PositionStateResponseSchema, Protocol } from './types.js'
 
@@ -14,26 +14,14 @@ export function toNotification(
   row: NotificationDocument | PositionStateResponseSchema,
   context: { protocol: Protocol; chainId: number; solverId: string; account?: Address; source?: 'live' | 'backfill' },
 ): Notification {
-  const source = context.source ?? 'backfill'
-  if (context.protocol === 'enigma') {
-    const doc = row as NotificationDocument
-    let data: unknown = doc.data
-    if (typeof data === 'string') {
-      try {
-        data = JSON.parse(data)
-      } catch {
-        data = {}
-      }
-    }
-    return normalizeNotification(isPlainObject(data) ? data : {}, {
-      ...context,
-      source,
-      account: (typeof doc.address === 'string' ? doc.address : context.account ?? '0x') as Address,
-      primaryIdentifier: doc.primary_identifier,
-      secondaryIdentifier: doc.secondary_identifier,
-    })
-  }
-  const state = row as PositionStateResponseSchema
-  const account = context.account ?? (state.counterparty_address as Address | undefined) ?? '0x'
-  return normalizeNotification(state, { ...context, source, account })
+  const driver = drivers[context.protocol]
+  const decoded = driver.decodeStored(row)
+  const subscribed = (context.account ?? decoded.address ?? '0x') as Address
+  return normalizeNotification(decoded.raw, {
+    ...context,
+    source: context.source ?? 'backfill',
+    account: driver.accountOf(decoded, subscribed),
+    primaryIdentifier: decoded.primaryIdentifier,
+    secondaryIdentifier: decoded.secondaryIdentifier,
+  })
 }

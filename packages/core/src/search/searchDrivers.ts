@@ -4,7 +4,7 @@ import type { NotificationDocument, PositionStateResponseSchema, Protocol } from
 import { isPlainObject } from '../protocol/decodedFrame.js'
 import { findInvalidField } from '../protocol/validateRawFields.js'
 import { enigmaResponseSchema, rasaResponseSchema } from './responseSchemas.js'
-import type { NotificationSearchResult, SearchNotificationsParams } from './types.js'
+import type { EnigmaSearchResult, NotificationSearchResult, SearchNotificationsParams } from './types.js'
 import { RASA_MAX_SIZE } from './validateSearchParams.js'
 
 /** What differs between the protocols' search endpoints, behind one interface. */
@@ -14,6 +14,8 @@ export interface SearchDriver {
   request(solver: ResolvedSolver, params: SearchNotificationsParams): { url: string; body: unknown }
   /** Search parameters that find an account's stored notifications changed at or after `since` (seconds). */
   backfillParams(account: string, since: number): SearchNotificationsParams
+  /** How many rows the service reports for the whole search (enigma `total`, rasa `count`). */
+  totalOf(result: NotificationSearchResult): number
   /** Validates a parsed body; returns the result or a reason it is not of the expected shape. */
   parse(body: unknown): NotificationSearchResult | string
 }
@@ -30,6 +32,7 @@ const enigmaSearch: SearchDriver = {
   // The service filters by equality only and promises no order: read the account's documents (bounded
   // by maxBackfillRows) and keep those at or after the watermark on this side.
   backfillParams: (account) => ({ account: account as `0x${string}`, size: 100 }),
+  totalOf: (result) => (result as EnigmaSearchResult).total,
   request(solver, params) {
     const notifications = solver.notifications as { searchUrl?: string }
     const base = params.baseUrl ?? notifications.searchUrl
@@ -66,6 +69,7 @@ const enigmaSearch: SearchDriver = {
 const rasaSearch: SearchDriver = {
   defaultSize: RASA_MAX_SIZE,
   backfillParams: (account, since) => ({ account: account as `0x${string}`, timestampGte: since, size: RASA_MAX_SIZE }),
+  totalOf: (result) => result.count,
   request(solver, params) {
     if (!solver.url) {
       throw notConfigured(`Solver "${solver.solverId}" on chain ${solver.chainId} has no url; rasa search goes to the solver's own HTTP API, add its url to the config.`)

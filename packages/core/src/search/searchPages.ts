@@ -20,7 +20,8 @@ export async function* searchPages<C extends NotificationsConfigInput, S extends
   const { maxRows = Number.POSITIVE_INFINITY, ...requestOptions } = options
   if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${String(maxRows)}`)
   const protocol = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId }).notifications.protocol
-  let size: number | undefined = params.size ?? searchDrivers[protocol].defaultSize
+  const driver = searchDrivers[protocol]
+  let size: number | undefined = params.size ?? driver.defaultSize
   let start = params.start ?? 0
   let read = 0
   while (read < maxRows) {
@@ -28,7 +29,7 @@ export async function* searchPages<C extends NotificationsConfigInput, S extends
     const pageSize = size === undefined ? undefined : Math.min(size, remaining)
     const page: NotificationSearchResult = await searchNotifications(config, { ...params, start, size: pageSize } as SearchParamsFor<C, S>, requestOptions)
     const rows = page.rows.length
-    const total = page.kind === 'enigma' ? page.total : page.count
+    const total = driver.totalOf(page)
     const capped = rows > remaining ? ({ ...page, rows: page.rows.slice(0, remaining) } as NotificationSearchResult) : page
     yield capped as SearchResultFor<C, S>
     read += Math.min(rows, remaining)
