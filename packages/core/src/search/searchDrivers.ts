@@ -21,7 +21,7 @@ export interface SearchDriver {
 }
 
 /** Joins a configured base URL and a path without ever producing `//`. */
-export function joinUrl(base: string, path: string): string {
+function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
 }
 

@@ -45,11 +45,6 @@ export class GapFiller implements Listener {
     this.seen = new DedupeWindow(ctx.dedupeWindow)
   }
 
-  /** Entries the de-duplication keeps now (bounded by the window). */
-  get memory(): number {
-    return this.seen.entries
-  }
-
   event(event: NotificationEvent): void {
     if (event.type === 'notification') {
       if (this.held) this.held.push(event.notification)

@@ -1,7 +1,7 @@
 import { type NotificationsClient, type NotificationsConfigInput, ServiceError } from '@solver-notifications/core'
 import { getContext, hasContext, setContext } from 'svelte'
 
-export const CLIENT_KEY = Symbol('solver-notifications client')
+const CLIENT_KEY = Symbol('solver-notifications client')
 
 /**
  * Makes a client available to this component and its children (call it during component init).
