@@ -74,6 +74,55 @@ describe('GapFiller', () => {
     expect(timers.pending).toBe(0)
   })
 
+  it('a drop during a backfill keeps holding and backfills again from the first drop, so nothing is lost', async () => {
+    const calls: { since: number; resolve: (rows: Notification[]) => void; signal: AbortSignal }[] = []
+    const { filler, delivered } = setup((since, signal) => new Promise((resolve) => calls.push({ since, resolve, signal })))
+    filler.event(status('open'))
+    filler.event({ type: 'notification', notification: note(1, 1_763_700_010) })
+    filler.event(status('reconnecting', 1))
+    filler.event(status('open', 1))
+    filler.event({ type: 'notification', notification: note(2, 1_763_700_040) }) // live, held
+    filler.event(status('reconnecting', 1)) // second drop before the first backfill answered
+    expect(calls[0]!.signal.aborted).toBe(true)
+    expect(delivered()).toEqual(['1@1763700010:live']) // still held: releasing now would advance the watermark past the gap
+    filler.event(status('open', 2))
+    filler.event({ type: 'notification', notification: note(2, 1_763_700_050) })
+    expect(calls.map((c) => c.since)).toEqual([1_763_700_010, 1_763_700_010])
+    calls[1]!.resolve([note(2, 1_763_700_020, 'a', 'backfill'), note(2, 1_763_700_030, 'b', 'backfill'), note(2, 1_763_700_040, 'id-2-1763700040', 'backfill')])
+    await vi.runAllTimersAsync()
+    expect(delivered()).toEqual(['1@1763700010:live', '2@1763700020:backfill', '2@1763700030:backfill', '2@1763700040:backfill', '2@1763700050:live'])
+  })
+
+  it('a retry after a failed backfill starts from the drop, not from live frames delivered meanwhile', async () => {
+    const since: number[] = []
+    const { filler, delivered } = setup(async (s) => {
+      since.push(s)
+      if (since.length === 1) throw new Error('search down')
+      return [note(3, 1_763_700_020, 'r', 'backfill')]
+    })
+    filler.event(status('open'))
+    filler.event({ type: 'notification', notification: note(1, 1_763_700_010) })
+    filler.event(status('reconnecting', 1))
+    filler.event(status('open', 1))
+    filler.event({ type: 'notification', notification: note(2, 1_763_700_040) })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@1763700010:live', '2@1763700040:live']) // live flows after the failure
+    await vi.advanceTimersByTimeAsync(100)
+    expect(since).toEqual([1_763_700_010, 1_763_700_010])
+    expect(delivered()).toEqual(['1@1763700010:live', '2@1763700040:live', '3@1763700020:backfill'])
+  })
+
+  it('a closed stream releases what it held', () => {
+    const { filler, delivered } = setup(() => new Promise(() => {}))
+    filler.event(status('open'))
+    filler.event(status('reconnecting', 1))
+    filler.event(status('open', 1))
+    filler.event({ type: 'notification', notification: note(4, 1_763_700_040) })
+    expect(delivered()).toEqual([])
+    filler.event({ type: 'status', status: 'closed', attempt: 1 })
+    expect(delivered()).toEqual(['4@1763700040:live'])
+  })
+
   it('release aborts the backfill and clears its timer; nothing more is delivered', async () => {
     let signal!: AbortSignal
     const { filler, delivered, timers } = setup((_, s) => {

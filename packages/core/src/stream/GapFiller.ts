@@ -28,6 +28,12 @@ const START_MARGIN_S = 2
  */
 export class GapFiller implements Listener {
   private watermark = Math.floor(Date.now() / 1000) - START_MARGIN_S
+  /**
+   * Where the next backfill starts: the watermark at the first drop no backfill has covered yet. It stays
+   * put through failed or aborted attempts, because live frames delivered meanwhile move the watermark
+   * past the gap.
+   */
+  private since: number | undefined
   private readonly seen: DedupeWindow
   private held: Notification[] | undefined
   private inFlight: AbortController | undefined
@@ -56,15 +62,21 @@ export class GapFiller implements Listener {
     this.lastStatus = event
     if (event.status === 'reconnecting') {
       this.dropped = true
-      this.cancel() // the next open backfills from the watermark again
+      if (this.hasOpened) this.since ??= this.watermark
+      // Keep holding: frames released now would sort before older transitions the next backfill finds.
+      this.abort()
     } else if (event.status === 'open') {
       if (this.hasOpened && this.dropped) this.backfill()
       this.hasOpened = true
       this.dropped = false
+    } else if (event.status === 'closed') {
+      this.abort()
+      this.release()
     }
   }
 
   complete(): void {
+    this.release()
     this.dispose()
     this.out.complete()
   }
@@ -73,14 +85,14 @@ export class GapFiller implements Listener {
   dispose(): void {
     this.disposed = true
     this.held = undefined
-    this.cancel()
+    this.abort()
   }
 
-  private cancel(): void {
+  /** Stops the running attempt and any pending retry; what is held stays held. */
+  private abort(): void {
     this.inFlight?.abort()
     this.inFlight = undefined
     this.retry = this.ctx.timers.clear(this.retry)
-    this.release()
   }
 
   /** Delivers held live frames (in order) and stops holding. */
@@ -96,11 +108,12 @@ export class GapFiller implements Listener {
     this.inFlight = controller
     this.held ??= []
     this.status({ state: 'started' })
-    this.ctx.fetch(this.watermark, controller.signal).then(
+    this.ctx.fetch(this.since ?? this.watermark, controller.signal).then(
       (rows) => {
         if (controller.signal.aborted || this.disposed) return
         this.inFlight = undefined
         this.failures = 0
+        this.since = undefined
         const held = this.held ?? []
         this.held = undefined
         const fromHistory = new Set(rows)

@@ -34,6 +34,7 @@ it('resume: every published transition arrives exactly once through drops, stall
   let drops = 0
   let stalls = 0
   let malformed = 0
+  let slowSearches = 0
   for (let step = 0; step < 240; step++) {
     const s = pick(streams)
     const key = `${s.protocol}${s.account}`
@@ -51,19 +52,26 @@ it('resume: every published transition arrives exactly once through drops, stall
       drops++
       void pick([live.enigma, live.rasa]).dropAll(pick([1001, 1011, 1012, 4000]), { terminate: random() < 0.3 })
     }
+    if (random() < 0.2) {
+      // slow history: backfills stay in flight while more drops and live frames arrive
+      slowSearches++
+      pick([live.enigma, live.rasa]).injectHttpFault({ delayMs: 5 + Math.floor(random() * 60), times: 1 + Math.floor(random() * 3) })
+    }
     if (random() < 0.15) {
       malformed++
       void pick([live.enigma, live.rasa]).sendRaw(pick(['not json', '{"ack":true}', '{"quote_id":"x"}', '[]', '{"data":5}']))
     }
     if (step % 60 === 30) {
-      // longer than heartbeat interval + timeout, so the dead link is noticed
+      // A stalled server sends nothing and answers no ping. It stays stalled until the client's heartbeat
+      // has closed every socket that was open when the frame was published: those sockets missed it.
       stalls++
       const sim = pick([live.enigma, live.rasa])
       sim.stall()
       const opened = await s.sim.instantOpen(s.account)
       published[s.protocol] += opened.frames.length
       open.set(key, opened.quoteId)
-      await pause(250)
+      const stalledIds = new Set(sim.connections().map((c) => c.id))
+      await expect.poll(() => sim.connections().filter((c) => stalledIds.has(c.id)).length, { timeout: 5000, interval: 10 }).toBe(0)
       sim.resume()
     }
     await pause(random() * 8)
@@ -79,7 +87,15 @@ it('resume: every published transition arrives exactly once through drops, stall
     return new Set(ids)
   })
   const missing = () => streams.reduce((sum, s, i) => sum + [...expected[i]!].filter((id) => !s.delivered.some((n) => n.id === id)).length, 0)
-  await expect.poll(missing, { timeout: 20_000, interval: 50 }).toBe(0)
+  try {
+    await expect.poll(missing, { timeout: 20_000, interval: 50 }).toBe(0)
+  } catch (error) {
+    for (const [i, s] of streams.entries()) {
+      const lost = [...expected[i]!].filter((id) => !s.delivered.some((n) => n.id === id))
+      if (lost.length > 0) console.log(`missing on ${s.protocol} ${s.account}: ${lost.join(', ')}`)
+    }
+    throw error
+  }
 
   const delivered = streams.reduce((sum, s) => sum + s.delivered.length, 0)
   const duplicates = streams.reduce((sum, s) => sum + s.delivered.length - new Set(s.delivered.map((n) => n.id)).size, 0)
@@ -91,7 +107,7 @@ it('resume: every published transition arrives exactly once through drops, stall
     }
   }
   console.log(
-    `resume chaos seed ${seed}: published ${published.enigma + published.rasa} (enigma ${published.enigma}, rasa ${published.rasa} in ${live.rasa.positionStates().length} latest states), delivered ${delivered} (${backfilled} by backfill), duplicates ${duplicates}, missing ${missing()}, drops ${drops}, stalls ${stalls}, malformed ${malformed}`,
+    `resume chaos seed ${seed}: published ${published.enigma + published.rasa} (enigma ${published.enigma}, rasa ${published.rasa} in ${live.rasa.positionStates().length} latest states), delivered ${delivered} (${backfilled} by backfill), duplicates ${duplicates}, missing ${missing()}, drops ${drops}, stalls ${stalls}, malformed ${malformed}, slow searches ${slowSearches}`,
   )
   expect(duplicates).toBe(0)
   expect(live.enigma.documents()).toHaveLength(published.enigma)
