@@ -2,45 +2,33 @@
  * Type rules for the known snake_case fields. A known field of the wrong type makes a frame
  * malformed (SPEC §3.3); unknown fields are never checked. Hand-written instead of zod because this
  * runs once per inbound frame and B1 measured schema validation at a fraction of JSON.parse speed.
+ * Each field is read by its literal name (not from a table) so V8 caches every lookup per frame shape.
  */
-const STRING = 1
-const NUMBER = 2
-const DECIMAL = 3 // string or number
-
-const FIELD_RULES: ReadonlyArray<readonly [string, number]> = [
-  ['id', STRING],
-  ['quote_id', NUMBER],
-  ['temp_quote_id', NUMBER],
-  ['create_time', NUMBER],
-  ['modify_time', NUMBER],
-  ['counterparty_address', STRING],
-  ['filled_amount_open', DECIMAL],
-  ['filled_amount_close', DECIMAL],
-  ['avg_price_open', DECIMAL],
-  ['avg_price_close', DECIMAL],
-  ['last_seen_action', STRING],
-  ['action_status', STRING],
-  ['failure_type', STRING],
-  ['error_code', NUMBER],
-  ['state_type', STRING],
-  ['va_address', STRING],
-  ['failure_message', STRING],
-  ['version', NUMBER],
-  ['order_type', NUMBER],
-]
+const str = (v: unknown) => v == null || typeof v === 'string'
+const num = (v: unknown) => v == null || (typeof v === 'number' && Number.isFinite(v))
+/** a decimal: a string, or a finite number */
+const dec = (v: unknown) => typeof v === 'string' || num(v)
 
 /** Returns the name of the first known field with a wrong type, or undefined when the frame is well-typed. */
-export function findInvalidField(frame: Record<string, unknown>): string | undefined {
-  for (let i = 0; i < FIELD_RULES.length; i++) {
-    const rule = FIELD_RULES[i]!
-    const value = frame[rule[0]]
-    if (value === undefined || value === null) continue
-    const t = typeof value
-    const kind = rule[1]
-    if (kind === STRING ? t !== 'string' : kind === NUMBER ? t !== 'number' : t !== 'string' && t !== 'number') {
-      return rule[0]
-    }
-    if (t === 'number' && !Number.isFinite(value as number)) return rule[0]
-  }
+export function findInvalidField(f: Record<string, unknown>): string | undefined {
+  if (!str(f.id)) return 'id'
+  if (!num(f.quote_id)) return 'quote_id'
+  if (!num(f.temp_quote_id)) return 'temp_quote_id'
+  if (!num(f.create_time)) return 'create_time'
+  if (!num(f.modify_time)) return 'modify_time'
+  if (!str(f.counterparty_address)) return 'counterparty_address'
+  if (!dec(f.filled_amount_open)) return 'filled_amount_open'
+  if (!dec(f.filled_amount_close)) return 'filled_amount_close'
+  if (!dec(f.avg_price_open)) return 'avg_price_open'
+  if (!dec(f.avg_price_close)) return 'avg_price_close'
+  if (!str(f.last_seen_action)) return 'last_seen_action'
+  if (!str(f.action_status)) return 'action_status'
+  if (!str(f.failure_type)) return 'failure_type'
+  if (!num(f.error_code)) return 'error_code'
+  if (!str(f.state_type)) return 'state_type'
+  if (!str(f.va_address)) return 'va_address'
+  if (!str(f.failure_message)) return 'failure_message'
+  if (!num(f.version)) return 'version'
+  if (!num(f.order_type)) return 'order_type'
   return undefined
 }
