@@ -1,4 +1,5 @@
 export { createConfig } from './config/createConfig.js'
+export type { ConfigOfRegister, Register, RegisteredConfig } from './config/Register.js'
 export type {
   ChainConfig,
   NotificationsConfig,

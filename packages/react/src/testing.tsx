@@ -23,3 +23,11 @@ export async function startHarness() {
   }
 }
 export type Harness = Awaited<ReturnType<typeof startHarness>>
+
+// Registers the harness config, so the tests also check the hooks' typing through `Register`:
+// literal solver ids, and search results typed by `solverId` without generics.
+declare module '@solver-notifications/core' {
+  interface Register {
+    config: Harness['config']
+  }
+}

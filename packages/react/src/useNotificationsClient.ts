@@ -1,4 +1,4 @@
-import { type NotificationsClient, type NotificationsConfigInput, ServiceError } from '@solver-notifications/core'
+import { type NotificationsClient, type NotificationsConfigInput, type RegisteredConfig, ServiceError } from '@solver-notifications/core'
 import { useContext } from 'react'
 import { NotificationsContext } from './NotificationsProvider.js'
 
@@ -8,7 +8,7 @@ import { NotificationsContext } from './NotificationsProvider.js'
  * @example
  * const client = useNotificationsClient()
  */
-export function useNotificationsClient<C extends NotificationsConfigInput = NotificationsConfigInput>(): NotificationsClient<C> {
+export function useNotificationsClient<C extends NotificationsConfigInput = RegisteredConfig>(): NotificationsClient<C> {
   const client = useContext(NotificationsContext)
   if (!client) {
     throw new ServiceError(

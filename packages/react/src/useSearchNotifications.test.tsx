@@ -1,6 +1,8 @@
 import { renderHook, waitFor } from '@testing-library/react'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import type { EnigmaSearchResult, RasaSearchResult } from '@solver-notifications/core'
+import { afterEach, beforeEach, expect, expectTypeOf, it } from 'vitest'
 import { type Harness, startHarness } from './testing.js'
+import { useNotifications } from './useNotifications.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
 
 const A = '0xAbC0000000000000000000000000000000000001'
@@ -14,8 +16,10 @@ it('searches through TanStack Query; data narrows on kind', async () => {
   const open = await h.rasa.instantOpen(A)
   const { result } = renderHook(() => useSearchNotifications({ solverId: 'beta', account: A }), { wrapper: h.wrapper })
   await waitFor(() => expect(result.current.isSuccess).toBe(true))
+  // The registered config (testing.tsx) types the result by solverId: no narrowing needed.
+  expectTypeOf(result.current.data).toEqualTypeOf<RasaSearchResult | undefined>()
   const data = result.current.data!
-  if (data.kind !== 'rasa') throw new Error('expected a rasa result')
+  expect(data.kind).toBe('rasa')
   expect(data.rows.map((r) => r.quote_id)).toEqual([open.quoteId])
   expect(h.rasa.httpRequests()).toHaveLength(1)
 })
@@ -23,9 +27,20 @@ it('searches through TanStack Query; data narrows on kind', async () => {
 it('failed searches are ServiceRequestErrors in error; query overrides reach TanStack', async () => {
   h.enigma.injectHttpFault({ status: 400, body: { error: 'bad' } })
   const { result } = renderHook(() => useSearchNotifications({ solverId: 'alpha', account: A }), { wrapper: h.wrapper })
+  expectTypeOf(result.current.data).toEqualTypeOf<EnigmaSearchResult | undefined>()
   await waitFor(() => expect(result.current.isError).toBe(true))
   expect([result.current.error?.code, result.current.error?.status]).toEqual(['HTTP_STATUS', 400])
   const disabled = renderHook(() => useSearchNotifications({ solverId: 'alpha', query: { enabled: false } }), { wrapper: h.wrapper })
   expect(disabled.result.current.fetchStatus).toBe('idle')
   expect(h.enigma.httpRequests()).toHaveLength(1)
+})
+
+it('rejects solver ids the registered config does not have (type-level)', () => {
+  const typeOnly = () => {
+    // @ts-expect-error 'gamma' is not a configured solver id
+    useSearchNotifications({ solverId: 'gamma' })
+    // @ts-expect-error nor in the live stream's options
+    useNotifications({ account: A, solverId: 'gamma' })
+  }
+  expect(typeof typeOnly).toBe('function')
 })

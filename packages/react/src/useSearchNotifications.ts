@@ -1,10 +1,4 @@
-import type {
-  NotificationsConfigInput,
-  SearchParamsFor,
-  SearchResultFor,
-  ServiceRequestError,
-  SolverId,
-} from '@solver-notifications/core'
+import type { NotificationsConfigInput, RegisteredConfig, SearchParamsFor, SearchResultFor, ServiceRequestError, SolverId } from '@solver-notifications/core'
 import { searchNotificationsQueryOptions } from '@solver-notifications/core/query'
 import { type UseQueryOptions, type UseQueryResult, useQuery } from '@tanstack/react-query'
 import { useNotificationsClient } from './useNotificationsClient.js'
@@ -16,7 +10,7 @@ import { useNotificationsClient } from './useNotificationsClient.js'
  * @example
  * const { data } = useSearchNotifications({ solverId: 'beta', account, query: { staleTime: 10_000 } })
  */
-export function useSearchNotifications<C extends NotificationsConfigInput = NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
+export function useSearchNotifications<C extends NotificationsConfigInput = RegisteredConfig, const S extends SolverId<C> | undefined = undefined>(
   params: SearchParamsFor<C, S> & {
     query?: Omit<UseQueryOptions<SearchResultFor<C, S>, ServiceRequestError>, 'queryKey' | 'queryFn'>
   },

@@ -1,4 +1,4 @@
-import { type NotificationsClient, type NotificationsConfigInput, ServiceError } from '@solver-notifications/core'
+import { type NotificationsClient, type NotificationsConfigInput, type RegisteredConfig, ServiceError } from '@solver-notifications/core'
 import { hasInjectionContext, inject } from 'vue'
 import { NOTIFICATIONS_CLIENT } from './notificationsPlugin.js'
 
@@ -8,7 +8,7 @@ import { NOTIFICATIONS_CLIENT } from './notificationsPlugin.js'
  * @example
  * const client = useNotificationsClient()
  */
-export function useNotificationsClient<C extends NotificationsConfigInput = NotificationsConfigInput>(): NotificationsClient<C> {
+export function useNotificationsClient<C extends NotificationsConfigInput = RegisteredConfig>(): NotificationsClient<C> {
   const client = hasInjectionContext() ? inject(NOTIFICATIONS_CLIENT, undefined) : undefined
   if (!client) {
     throw new ServiceError(

@@ -1,5 +1,6 @@
 import { render, screen, waitFor } from '@testing-library/vue'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import type { RasaSearchResult } from '@solver-notifications/core'
+import { afterEach, beforeEach, expect, expectTypeOf, it } from 'vitest'
 import { defineComponent, h as hyper, ref } from 'vue'
 import { type Harness, startHarness } from './testing.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
@@ -16,6 +17,8 @@ it('searches with reactive params; data narrows on kind; errors are ServiceReque
   const start = ref(0)
   const Search = defineComponent(() => {
     const { data, error } = useSearchNotifications(() => ({ solverId: 'beta', account: A, start: start.value, size: 2 }))
+    // The registered config (testing.ts) types the result by solverId.
+    expectTypeOf(data.value).toEqualTypeOf<RasaSearchResult | undefined>()
     return () => {
       const result = data.value
       if (error.value) return hyper('p', `error:${error.value.code}`)

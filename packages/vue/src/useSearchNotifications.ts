@@ -1,4 +1,4 @@
-import type { NotificationsConfigInput, SearchParamsFor, SearchResultFor, ServiceRequestError, SolverId } from '@solver-notifications/core'
+import type { NotificationsConfigInput, RegisteredConfig, SearchParamsFor, SearchResultFor, ServiceRequestError, SolverId } from '@solver-notifications/core'
 import { searchNotificationsQueryOptions } from '@solver-notifications/core/query'
 import { type UseQueryOptions, type UseQueryReturnType, useQuery } from '@tanstack/vue-query'
 import { type MaybeRefOrGetter, computed, toValue } from 'vue'
@@ -11,7 +11,7 @@ import { useNotificationsClient } from './useNotificationsClient.js'
  * @example
  * const { data } = useSearchNotifications(() => ({ solverId: 'beta', account: account.value, start: start.value }))
  */
-export function useSearchNotifications<C extends NotificationsConfigInput = NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
+export function useSearchNotifications<C extends NotificationsConfigInput = RegisteredConfig, const S extends SolverId<C> | undefined = undefined>(
   params: MaybeRefOrGetter<
     SearchParamsFor<C, S> & { query?: Omit<UseQueryOptions<SearchResultFor<C, S>, ServiceRequestError>, 'queryKey' | 'queryFn'> }
   >,

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import { createConfig } from './createConfig.js'
-import type { SolverId, SolverProtocol } from './types.js'
+import type { ConfigOfRegister, RegisteredConfig } from './Register.js'
+import type { NotificationsConfigInput, SolverId, SolverProtocol } from './types.js'
 
 const config = createConfig({
   defaultChainId: 42161,
@@ -28,5 +29,14 @@ describe('config types', () => {
   it('falls back to string ids for configs without literal types', () => {
     expectTypeOf<SolverId>().toEqualTypeOf<string>()
     expectTypeOf<SolverProtocol<{ defaultChainId: number; chains: Record<number, never> }, 'x'>>().toEqualTypeOf<'enigma' | 'rasa'>()
+  })
+})
+
+describe('Register', () => {
+  it('resolves the registered config, or the wide input type when nothing is registered', () => {
+    expectTypeOf<SolverId<ConfigOfRegister<{ config: typeof config }>>>().toEqualTypeOf<'alpha' | 'beta' | 'gamma'>()
+    expectTypeOf<SolverProtocol<ConfigOfRegister<{ config: typeof config }>, 'beta'>>().toEqualTypeOf<'rasa'>()
+    expectTypeOf<ConfigOfRegister<object>>().toEqualTypeOf<NotificationsConfigInput>()
+    expectTypeOf<RegisteredConfig>().toEqualTypeOf<NotificationsConfigInput>() // nothing registered in core itself
   })
 })

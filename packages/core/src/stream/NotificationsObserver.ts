@@ -1,5 +1,6 @@
 import type { Subscription } from 'rxjs'
-import type { NotificationsConfigInput } from '../config/types.js'
+import type { RegisteredConfig } from '../config/Register.js'
+import type { NotificationsConfigInput, SolverId } from '../config/types.js'
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import type { Notification, SocketStatus } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
@@ -13,11 +14,12 @@ import type { StatusEvent } from './NotificationEvent.js'
  * @example
  * const options: UseNotificationsOptions = { account, onNotification: (n) => console.log(n.type) }
  */
-export interface UseNotificationsOptions {
+export interface UseNotificationsOptions<C extends NotificationsConfigInput = RegisteredConfig> {
   account?: Address | null | undefined
   enabled?: boolean | undefined
   chainId?: number | undefined
-  solverId?: string | undefined
+  /** one of the configured solver ids (typed once a config is {@link Register}ed) */
+  solverId?: SolverId<C> | undefined
   /** gap-free: backfill what was missed while disconnected (see `StreamOptions.resume`) */
   resume?: boolean | undefined
   onNotification?: ((notification: Notification) => void) | undefined

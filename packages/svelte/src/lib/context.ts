@@ -1,4 +1,4 @@
-import { type NotificationsClient, type NotificationsConfigInput, ServiceError } from '@solver-notifications/core'
+import { type NotificationsClient, type NotificationsConfigInput, type RegisteredConfig, ServiceError } from '@solver-notifications/core'
 import { getContext, hasContext, setContext } from 'svelte'
 
 const CLIENT_KEY = Symbol('solver-notifications client')
@@ -19,7 +19,7 @@ export function setNotificationsClient(client: NotificationsClient<any>): void {
  * @example
  * const client = getNotificationsClient()
  */
-export function getNotificationsClient<C extends NotificationsConfigInput = NotificationsConfigInput>(): NotificationsClient<C> {
+export function getNotificationsClient<C extends NotificationsConfigInput = RegisteredConfig>(): NotificationsClient<C> {
   const client = hasContext(CLIENT_KEY) ? getContext<NotificationsClient<C>>(CLIENT_KEY) : undefined
   if (!client) {
     throw new ServiceError('INVALID_CONFIG', 'No notifications client found: call setNotificationsClient(client) in a parent component.')

@@ -1,4 +1,4 @@
-import type { NotificationsConfigInput, SearchParamsFor, SearchResultFor, ServiceRequestError, SolverId } from '@solver-notifications/core'
+import type { NotificationsConfigInput, RegisteredConfig, SearchParamsFor, SearchResultFor, ServiceRequestError, SolverId } from '@solver-notifications/core'
 import { searchNotificationsQueryOptions } from '@solver-notifications/core/query'
 import { type CreateQueryOptions, type CreateQueryResult, createQuery } from '@tanstack/svelte-query'
 import { getNotificationsClient } from './context.js'
@@ -11,7 +11,7 @@ import { getNotificationsClient } from './context.js'
  * const search = useSearchNotifications(() => ({ solverId: 'beta', account, start }))
  * // {#if search.data?.kind === 'rasa'}…
  */
-export function useSearchNotifications<C extends NotificationsConfigInput = NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
+export function useSearchNotifications<C extends NotificationsConfigInput = RegisteredConfig, const S extends SolverId<C> | undefined = undefined>(
   params: () => SearchParamsFor<C, S> & { query?: Omit<CreateQueryOptions<SearchResultFor<C, S>, ServiceRequestError>, 'queryKey' | 'queryFn'> },
 ): CreateQueryResult<SearchResultFor<C, S>, ServiceRequestError> {
   const client = getNotificationsClient<C>()

@@ -1,0 +1,9 @@
+import type { Live } from '../../../core/test/live.js'
+
+// Registers the test config, so svelte-check also checks the hooks' typing through `Register`:
+// literal solver ids, and search results typed by `solverId` without generics (see Search.svelte).
+declare module '@solver-notifications/core' {
+  interface Register {
+    config: Live['config']
+  }
+}
