@@ -1,4 +1,4 @@
-import { drivers } from '../src/protocol/drivers.js'
+import { protocols as drivers } from '../src/protocol/protocols.js'
 import { normalizeNotification } from '../src/protocol/normalizeNotification.js'
 import type { Protocol } from '../src/protocol/types.js'
 import { ACCOUNT_A, ACCOUNT_B, enigmaEnvelope, rasaAnchored } from '../test/fixtures.js'

@@ -1,7 +1,7 @@
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import WebSocket from 'ws'
 import { createConfig } from '../src/config/createConfig.js'
-import { createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+import { createNotificationsClient } from '../src/client/createNotificationsClient.js'
 import { compareAsync, report } from './measure.js'
 
 const account = '0xAbC0000000000000000000000000000000000001'

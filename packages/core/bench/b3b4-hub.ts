@@ -1,6 +1,6 @@
 import { FakeWebSocket } from '../test/FakeWebSocket.js'
 import { createConfig } from '../src/config/createConfig.js'
-import { createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+import { createNotificationsClient } from '../src/client/createNotificationsClient.js'
 import { compare, report } from './measure.js'
 
 const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'hub', solvers: { hub: { notifications: { protocol: 'rasa', url: 'wss://hub.example/ws' } } } } } })

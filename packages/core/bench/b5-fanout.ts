@@ -1,7 +1,7 @@
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import { createConfig } from '../src/config/createConfig.js'
-import { rasaDriver } from '../src/protocol/rasaDriver.js'
-import { createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+import { rasaProtocol as rasaDriver } from '../src/protocol/rasa/rasaProtocol.js'
+import { createNotificationsClient } from '../src/client/createNotificationsClient.js'
 
 /** B5: 1,000 subscribers of one account over a real socket: sockets opened and parses per frame. */
 export async function runB5(): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import { createConfig } from '../src/config/createConfig.js'
-import { createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+import { createNotificationsClient } from '../src/client/createNotificationsClient.js'
 import { report } from './measure.js'
 
 /** B7: 100-row pages through client.search vs raw fetch + JSON.parse of the same requests. */

@@ -14,8 +14,8 @@ export type {
 } from './config/types.js'
 export { ServiceError, isServiceError, type ServiceErrorCode } from './errors/ServiceError.js'
 export { ServiceRequestError } from './errors/ServiceRequestError.js'
-export { buildEnigmaSubscribeFrame } from './protocol/buildEnigmaSubscribeFrame.js'
-export { buildRasaSubscribeFrame } from './protocol/buildRasaSubscribeFrame.js'
+export { buildEnigmaSubscribeFrame } from './protocol/enigma/buildEnigmaSubscribeFrame.js'
+export { buildRasaSubscribeFrame } from './protocol/rasa/buildRasaSubscribeFrame.js'
 export { classifyNotification } from './protocol/classifyNotification.js'
 export { classifyPhase } from './protocol/classifyPhase.js'
 export { normalizeNotification, type NormalizeContext } from './protocol/normalizeNotification.js'
@@ -34,13 +34,16 @@ export type {
   RawEnigmaPositionNotification,
   RawPositionNotification,
   RawRasaPositionNotification,
-  SocketStatus,
 } from './protocol/types.js'
+export type { SocketStatus } from './transport/TransportEvent.js'
+export type { Lifecycle, LifecycleEvent } from './transport/Lifecycle.js'
+export { browserLifecycle } from './transport/browserLifecycle.js'
+export type { SocketClose } from './transport/TransportOptions.js'
 export { isAddress, type Address } from './utils/address.js'
 export type { ClientStats } from './stream/ClientStats.js'
 export type { NotificationsClientOptions } from './stream/clientOptions.js'
-export { createNotificationsClient, type NotificationsClient } from './stream/createNotificationsClient.js'
-export type { NotificationsStreamClient, StreamOptions, StreamParams } from './stream/createStreamClient.js'
+export { createNotificationsClient, type NotificationsClient } from './client/createNotificationsClient.js'
+export { createStreamClient, type NotificationsStreamClient, type StreamOptions, type StreamParams } from './stream/createStreamClient.js'
 export type { NotificationEvent, StatusEvent } from './stream/NotificationEvent.js'
 export type { WebSocketConstructor, WebSocketLike } from './transport/WebSocketLike.js'
 export type { SearchHttpOptions } from './search/postJson.js'
@@ -59,4 +62,4 @@ export type {
   SearchParamsFor,
   SearchResultFor,
 } from './search/types.js'
-export { NotificationsObserver, type NotificationsState, type UseNotificationsOptions } from './stream/NotificationsObserver.js'
+export { NotificationsObserver, type NotificationsState, type UseNotificationsOptions } from './observers/NotificationsObserver.js'

@@ -2,7 +2,7 @@ import { type SimulatorProtocol, type SolverSimulator, startSolverSimulator } fr
 import type { Observable, Subscription } from 'rxjs'
 import { createConfig } from '../src/config/createConfig.js'
 import type { NotificationsClientOptions } from '../src/stream/clientOptions.js'
-import { type NotificationsClient, createNotificationsClient } from '../src/stream/createNotificationsClient.js'
+import { type NotificationsClient, createNotificationsClient } from '../src/client/createNotificationsClient.js'
 
 /** Accounts with mixed casing, as users paste them. */
 export const accounts = [

@@ -80,6 +80,13 @@ describe('createConfig', () => {
     expect(createConfig(patch({ notifications: { protocol: 'rasa', url } })).getSolver({ solverId: 'beta' }).notifications.url).toBe(url)
   })
 
+  it.each(['ws://evil.localhost/x', 'ws://a.b.localhost:1/x', 'ws://localhost.example/x', 'ws://127.0.0.1.example/x'])(
+    'rejects %s in clear text: only localhost, 127.0.0.0/8 and [::1] are loopback (names under .localhost go through DNS)',
+    (url) => {
+      expect(invalid(patch({ notifications: { protocol: 'rasa', url } })).message).toContain('would send account data in clear text')
+    },
+  )
+
   it('rejects wrong types at their path and non-URLs', () => {
     expect(invalid({ ...valid, defaultChainId: '42161' }).message).toContain('defaultChainId: expected a chain id')
     expect(invalid(patch({ notifications: { protocol: 'rasa', url: 'not a url' } })).message).toContain('is not an absolute URL')

@@ -30,28 +30,47 @@ export function createConfig<const C extends NotificationsConfigInput>(input: C)
   }
   const allowInsecureTransport = input.allowInsecureTransport === true
   const chains = input.chains as NotificationsConfigInput['chains']
+  // Resolved solvers are frozen and reused: every stream and search call resolves one, and the pool
+  // keys its endpoints by the resolved object (SPEC §10 P1: subscribing 10,000 accounts stays cheap).
+  const resolved = new Map<unknown, Map<unknown, ResolvedSolver>>()
+  /** one object per (chain, solver), however it was asked for (defaults or explicit ids) */
+  const canonical = new Map<string, ResolvedSolver>()
+  const resolve = (chainIdParam: number | undefined, solverIdParam: string | undefined): ResolvedSolver => {
+    const chainId = chainIdParam ?? input.defaultChainId
+    const chain = Object.hasOwn(chains, chainId) ? chains[chainId] : undefined
+    if (!chain) {
+      throw new ServiceError(
+        'UNKNOWN_CHAIN',
+        `Chain ${describe(chainId)} is not configured. Configured chains: ${Object.keys(chains).join(', ')}. Add it to config.chains or pass one of those.`,
+      )
+    }
+    const solverId = solverIdParam ?? chain.defaultSolver
+    const solver = typeof solverId === 'string' && Object.hasOwn(chain.solvers, solverId) ? chain.solvers[solverId] : undefined
+    if (!solver) {
+      throw new ServiceError(
+        'UNKNOWN_SOLVER',
+        `Solver ${describe(solverId)} is not configured on chain ${chainId}. Configured solvers: ${Object.keys(chain.solvers).join(', ')}.`,
+      )
+    }
+    const key = `${chainId}\u0000${solverId}`
+    let one = canonical.get(key)
+    if (!one) canonical.set(key, (one = Object.freeze({ chainId, solverId, url: solver.url, notifications: solver.notifications })))
+    return one
+  }
   return Object.freeze({
     defaultChainId: input.defaultChainId,
     chains: input.chains,
     allowInsecureTransport,
     getSolver(params?: { chainId?: number | undefined; solverId?: string | undefined }): ResolvedSolver {
-      const chainId = params?.chainId ?? input.defaultChainId
-      const chain = Object.hasOwn(chains, chainId) ? chains[chainId] : undefined
-      if (!chain) {
-        throw new ServiceError(
-          'UNKNOWN_CHAIN',
-          `Chain ${describe(chainId)} is not configured. Configured chains: ${Object.keys(chains).join(', ')}. Add it to config.chains or pass one of those.`,
-        )
-      }
-      const solverId = params?.solverId ?? chain.defaultSolver
-      const solver = Object.hasOwn(chain.solvers, solverId) ? chain.solvers[solverId] : undefined
-      if (!solver) {
-        throw new ServiceError(
-          'UNKNOWN_SOLVER',
-          `Solver ${describe(solverId)} is not configured on chain ${chainId}. Configured solvers: ${Object.keys(chain.solvers).join(', ')}.`,
-        )
-      }
-      return { chainId, solverId, url: solver.url, notifications: solver.notifications }
+      const chainId = params?.chainId
+      const solverId = params?.solverId
+      let byChain = resolved.get(chainId)
+      const hit = byChain?.get(solverId)
+      if (hit) return hit
+      const solver = resolve(chainId, solverId)
+      if (!byChain) resolved.set(chainId, (byChain = new Map()))
+      byChain.set(solverId, solver)
+      return solver
     },
   })
 }

@@ -1,4 +1,10 @@
-import type { Protocol } from '../protocol/types.js'
+/**
+ * The wire protocol a solver speaks.
+ *
+ * @example
+ * const protocol: Protocol = 'rasa'
+ */
+export type Protocol = 'enigma' | 'rasa'
 
 /**
  * Notifications endpoint of an enigma solver: a per-account socket on a named channel, and an optional search service.

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
-import { buildEnigmaSubscribeFrame } from './buildEnigmaSubscribeFrame.js'
-import { buildRasaSubscribeFrame } from './buildRasaSubscribeFrame.js'
+import { buildEnigmaSubscribeFrame } from './enigma/buildEnigmaSubscribeFrame.js'
+import { buildRasaSubscribeFrame } from './rasa/buildRasaSubscribeFrame.js'
 
 it('builds the enigma channel_patterns frame with the account as given', () => {
   const text = buildEnigmaSubscribeFrame({ account: '0xAbC0000000000000000000000000000000000001', channel: 'Chan' })

@@ -32,8 +32,17 @@ export function classifyPhase(
   lastSeenAction: string | null | undefined,
   detail?: { stateType?: string | null; filledAmountOpen?: string | null },
 ): NotificationPhase {
+  return phaseOf(lastSeenAction, detail?.stateType, detail?.filledAmountOpen)
+}
+
+/** {@link classifyPhase} with positional arguments, for the per-frame path. */
+export function phaseOf(
+  lastSeenAction: string | null | undefined,
+  stateType: string | null | undefined,
+  filledAmountOpen: string | null | undefined,
+): NotificationPhase {
   const phase = lastSeenAction == null ? undefined : PHASE_BY_ACTION.get(lastSeenAction)
   if (phase === undefined) return 'other'
-  if (phase === 'open' && detail?.stateType === 'report' && detail.filledAmountOpen != null) return 'fill'
+  if (phase === 'open' && stateType === 'report' && filledAmountOpen != null) return 'fill'
   return phase
 }

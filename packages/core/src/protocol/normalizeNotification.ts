@@ -1,6 +1,7 @@
 import type { Address } from '../utils/address.js'
 import { classifyNotification } from './classifyNotification.js'
-import { classifyPhase } from './classifyPhase.js'
+import { phaseOf } from './classifyPhase.js'
+import { sealRaw } from './frame.js'
 import type { Notification, Protocol, RawPositionNotification } from './types.js'
 
 /**
@@ -34,8 +35,31 @@ const decimal = (value: unknown): string | null =>
  * const n = normalizeNotification({ quote_id: 7, action_status: 'success' }, { protocol: 'rasa', chainId: 1, solverId: 'beta', account })
  */
 export function normalizeNotification(raw: RawPositionNotification, context: NormalizeContext): Notification {
-  const quote = num(raw.quote_id) ?? num(context.primaryIdentifier)
-  const temp = num(raw.temp_quote_id) ?? num(context.secondaryIdentifier)
+  return normalizeFrame(
+    raw,
+    context.protocol,
+    context.chainId,
+    context.solverId,
+    context.account,
+    context.primaryIdentifier,
+    context.secondaryIdentifier,
+    context.source ?? 'live',
+  )
+}
+
+/** {@link normalizeNotification} with positional arguments: the per-frame path allocates no context object. */
+export function normalizeFrame(
+  raw: RawPositionNotification,
+  protocol: Protocol,
+  chainId: number,
+  solverId: string,
+  account: Address,
+  primaryIdentifier: number | null | undefined,
+  secondaryIdentifier: number | null | undefined,
+  source: 'live' | 'backfill',
+): Notification {
+  const quote = num(raw.quote_id) ?? num(primaryIdentifier)
+  const temp = num(raw.temp_quote_id) ?? num(secondaryIdentifier)
   // rasa reports a pre-chain quote with quote_id equal to the negative temporary id.
   const tempQuoteId = temp ?? (quote !== null && quote < 0 ? quote : null)
   const quoteId = quote !== null && quote > 0 ? quote : tempQuoteId !== null && tempQuoteId < 0 ? tempQuoteId : 0
@@ -46,13 +70,13 @@ export function normalizeNotification(raw: RawPositionNotification, context: Nor
   const errorCode = num(raw.error_code)
   return Object.freeze({
     type: classifyNotification(actionStatus),
-    phase: classifyPhase(lastSeenAction, { stateType, filledAmountOpen }),
+    phase: phaseOf(lastSeenAction, stateType, filledAmountOpen),
     quoteId,
     tempQuoteId,
     onChain: quoteId > 0,
     lastSeenAction,
     actionStatus,
-    account: context.account,
+    account,
     counterpartyAddress: str(raw.counterparty_address),
     stateType,
     failureType: str(raw.failure_type),
@@ -68,10 +92,11 @@ export function normalizeNotification(raw: RawPositionNotification, context: Nor
     createTime: num(raw.create_time),
     modifyTime: num(raw.modify_time),
     id: str(raw.id),
-    protocol: context.protocol,
-    chainId: context.chainId,
-    solverId: context.solverId,
-    source: context.source ?? 'live',
-    raw,
+    protocol,
+    chainId,
+    solverId,
+    source,
+    // Frames decoded here are sealed already; a caller's own object is copied, never frozen in place.
+    raw: Object.isFrozen(raw) ? raw : sealRaw({ ...raw }),
   })
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { CHANNEL, enigmaData, enigmaEnvelope, rasaAnchored, rasaPreChain } from '../../test/fixtures.js'
-import { enigmaDriver } from './enigmaDriver.js'
+import { enigmaProtocol as enigmaDriver } from './enigma/enigmaProtocol.js'
 import { parseNotificationFrame } from './parseNotificationFrame.js'
-import { rasaDriver } from './rasaDriver.js'
+import { rasaProtocol as rasaDriver } from './rasa/rasaProtocol.js'
 
 const text = (value: unknown) => JSON.stringify(value)
 

@@ -1,4 +1,4 @@
-import { drivers } from './drivers.js'
+import { protocols } from './protocols.js'
 import type { Protocol, RawPositionNotification } from './types.js'
 
 /** The SPEC §4.3 default for `maxFrameBytes`. */
@@ -6,7 +6,7 @@ export const DEFAULT_MAX_FRAME_BYTES = 1_048_576
 
 /**
  * Parses one inbound text frame of a protocol into its raw frame (enigma: unwrapped from the envelope),
- * or `null` for control, malformed and oversize frames. Never throws.
+ * or `null` for control, malformed and oversize frames. Never throws; the result is frozen.
  *
  * @example
  * parseNotificationFrame('{"ack":true}', 'enigma') // null
@@ -17,6 +17,6 @@ export function parseNotificationFrame(
   protocol: Protocol,
   options?: { maxFrameBytes?: number },
 ): RawPositionNotification | null {
-  const decoded = drivers[protocol].decode(frame, options?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)
+  const decoded = protocols[protocol].decode(frame, options?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)
   return decoded.kind === 'frame' ? decoded.raw : null
 }

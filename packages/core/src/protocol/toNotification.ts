@@ -1,5 +1,5 @@
 import type { Address } from '../utils/address.js'
-import { drivers } from './drivers.js'
+import { protocols } from './protocols.js'
 import { normalizeNotification } from './normalizeNotification.js'
 import type { Notification, NotificationDocument, PositionStateResponseSchema, Protocol } from './types.js'
 
@@ -14,13 +14,13 @@ export function toNotification(
   row: NotificationDocument | PositionStateResponseSchema,
   context: { protocol: Protocol; chainId: number; solverId: string; account?: Address; source?: 'live' | 'backfill' },
 ): Notification {
-  const driver = drivers[context.protocol]
-  const decoded = driver.decodeStored(row)
+  const module = protocols[context.protocol]
+  const decoded = module.decodeStored(row)
   const subscribed = (context.account ?? decoded.address ?? '0x') as Address
   return normalizeNotification(decoded.raw, {
     ...context,
     source: context.source ?? 'backfill',
-    account: driver.accountOf(decoded, subscribed),
+    account: module.accountOf(decoded, subscribed),
     primaryIdentifier: decoded.primaryIdentifier,
     secondaryIdentifier: decoded.secondaryIdentifier,
   })

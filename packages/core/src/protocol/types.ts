@@ -1,12 +1,7 @@
+import type { Protocol } from '../config/types.js'
 import type { Address } from '../utils/address.js'
 
-/**
- * The wire protocol a solver speaks.
- *
- * @example
- * const protocol: Protocol = 'rasa'
- */
-export type Protocol = 'enigma' | 'rasa'
+export type { Protocol }
 
 /**
  * A raw position-state frame as a solver sends it (snake_case, every field optional on the wire).
@@ -86,14 +81,6 @@ export type NotificationType = 'success' | 'failed' | 'seen' | 'unknown'
  * const phase: NotificationPhase = classifyPhase('RequestToClosePosition') // 'close'
  */
 export type NotificationPhase = 'open' | 'fill' | 'close' | 'cancel' | 'liquidation' | 'other'
-
-/**
- * Connection state of the socket behind a stream (SPEC §4.3).
- *
- * @example
- * client.status({ account }).subscribe((s: SocketStatus) => console.log(s))
- */
-export type SocketStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed'
 
 /**
  * One normalized, immutable notification: the same shape for both protocols.

@@ -1,7 +1,7 @@
 import type { NotificationsConfig, NotificationsConfigInput, SolverId } from '../config/types.js'
-import { searchDrivers } from '../search/searchDrivers.js'
+import { protocols } from '../protocol/protocols.js'
 import type { SearchNotificationsParams, SearchParamsFor, SearchResultFor } from '../search/types.js'
-import type { NotificationsClient } from '../stream/createNotificationsClient.js'
+import type { NotificationsClient } from '../client/createNotificationsClient.js'
 
 /**
  * The TanStack Query key of a search: `['solver-notifications', 'search', params-with-defaults]`.
@@ -16,7 +16,7 @@ export function searchNotificationsQueryKey(params: SearchNotificationsParams, c
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
     withDefaults.chainId = solver.chainId
     withDefaults.solverId = solver.solverId
-    const size = searchDrivers[solver.notifications.protocol].defaultSize
+    const size = protocols[solver.notifications.protocol].search.defaultSize
     if (size !== undefined) withDefaults.size = size
   }
   for (const [key, value] of Object.entries(params)) if (value !== undefined) withDefaults[key] = value

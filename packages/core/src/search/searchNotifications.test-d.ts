@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import { createConfig } from '../config/createConfig.js'
-import { createNotificationsClient } from '../stream/createNotificationsClient.js'
+import { createNotificationsClient } from '../client/createNotificationsClient.js'
 import type { EnigmaSearchResult, NotificationSearchResult, RasaSearchResult } from './types.js'
 
 const config = createConfig({

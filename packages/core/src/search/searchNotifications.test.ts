@@ -20,6 +20,15 @@ const rejection = async (promise: Promise<unknown>) => {
 }
 
 describe('enigma search', () => {
+  it('an answer without data (the service omits it on zero hits) is an empty page, and paging an empty history ends', async () => {
+    live.enigma.injectHttpFault({ rawBody: '{"total":0,"count":0}' })
+    const result = await live.client.search({ solverId: 'alpha', account: accounts[2] })
+    expect(result).toEqual({ kind: 'enigma', total: 0, count: 0, rows: [] })
+    const pages = []
+    for await (const page of live.client.searchPages({ solverId: 'alpha', account: accounts[2] })) pages.push(page.rows.length)
+    expect(pages).toEqual([0])
+  })
+
   it('POSTs {query, start, size} to searchUrl/api/v1/search with common filters mapped, unset ones omitted', async () => {
     const open = await live.enigma.instantOpen(accounts[0])
     await live.enigma.instantOpen(accounts[1])
@@ -163,12 +172,19 @@ describe('searchPages', () => {
     expect(live.rasa.httpRequests().map((r) => r.url).slice(-2)).toEqual(['/position-state/0/2', '/position-state/2/1'])
   })
 
-  it('enigma: learns the page size from the first page and stops at total', async () => {
-    for (let i = 0; i < 9; i++) await live.enigma.instantOpen(accounts[0]) // 27 documents, service default page 20
+  it('enigma: pages by 100 (not the service default of 20) unless size is given, and stops at total', async () => {
+    for (let i = 0; i < 70; i++) await live.enigma.instantOpen(accounts[0]) // 210 documents
     const pages = []
     for await (const page of live.client.searchPages({ solverId: 'alpha' })) pages.push([page.rows.length, page.kind === 'enigma' && page.total])
-    expect(pages).toEqual([[20, 27], [7, 27]])
-    expect(live.enigma.httpRequests().map((r) => (r.body as { start: number }).start)).toEqual([0, 20])
+    expect(pages).toEqual([[100, 210], [100, 210], [10, 210]])
+    expect(live.enigma.httpRequests().map((r) => r.body as { start: number; size: number })).toEqual([
+      { query: {}, start: 0, size: 100 },
+      { query: {}, start: 100, size: 100 },
+      { query: {}, start: 200, size: 100 },
+    ])
+    const sized = []
+    for await (const page of live.client.searchPages({ solverId: 'alpha', size: 150 })) sized.push(page.rows.length)
+    expect(sized).toEqual([150, 60])
   })
 
   it('stops with ABORTED when the signal aborts between pages', async () => {

@@ -1,7 +1,9 @@
-import type { NotificationsConfig, NotificationsConfigInput, SolverId } from '../config/types.js'
+import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
+import { protocols } from '../protocol/protocols.js'
+import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
+import { parseSearchResponse } from './parseSearchResponse.js'
 import { type SearchHttpOptions, postJson } from './postJson.js'
-import { searchDrivers } from './searchDrivers.js'
 import type { SearchOptions, SearchParamsFor, SearchResultFor } from './types.js'
 import { validateSearchParams } from './validateSearchParams.js'
 
@@ -19,14 +21,22 @@ export async function searchNotifications<C extends NotificationsConfigInput, S 
   options: SearchOptions & SearchHttpOptions = {},
 ): Promise<SearchResultFor<C, S>> {
   const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
-  const protocol = solver.notifications.protocol
-  validateSearchParams(params, protocol, config.allowInsecureTransport)
-  const driver = searchDrivers[protocol]
-  const { url, body } = driver.request(solver, params)
+  validateSearchParams(params, protocols[solver.notifications.protocol].search, config.allowInsecureTransport)
+  return (await searchSolver(solver, params, options)) as SearchResultFor<C, S>
+}
+
+/** One search against an already resolved solver with validated parameters: the path pages and backfill share. */
+export async function searchSolver(
+  solver: ResolvedSolver,
+  params: SearchNotificationsParams,
+  options: SearchOptions & SearchHttpOptions,
+): Promise<NotificationSearchResult> {
+  const { search } = protocols[solver.notifications.protocol]
+  const { url, body } = search.request(solver, params)
   const json = await postJson(url, body, options)
-  const result = driver.parse(json)
+  const result = parseSearchResponse(search, json)
   if (typeof result === 'string') {
     throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${url} has the wrong shape: ${result}.`, { method: 'POST', url, status: 200, body: json })
   }
-  return result as SearchResultFor<C, S>
+  return result
 }

@@ -1,13 +1,16 @@
-import type { NotificationsConfig, NotificationsConfigInput, SolverId } from '../config/types.js'
+import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
+import { protocols } from '../protocol/protocols.js'
+import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
 import type { SearchHttpOptions } from './postJson.js'
-import { searchDrivers } from './searchDrivers.js'
-import { searchNotifications } from './searchNotifications.js'
-import type { NotificationSearchResult, SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
+import { searchSolver } from './searchNotifications.js'
+import type { SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
+import { validateSearchParams } from './validateSearchParams.js'
 
 /**
- * Walks search results page after page: until every row the service counts is seen, a page comes
- * back short, or `maxRows` rows were read. Stops (rejects with `ABORTED`) when the signal aborts.
+ * Walks search results page after page (100 rows a page unless `size` is given): until every row the
+ * service counts is seen, a page comes back short, or `maxRows` rows were read. Stops (rejects with
+ * `ABORTED`) when the signal aborts.
  *
  * @example
  * for await (const page of searchPages(config, { solverId: 'beta', account }, { maxRows: 1_000 })) rows.push(...page.rows)
@@ -17,25 +20,31 @@ export async function* searchPages<C extends NotificationsConfigInput, S extends
   params: SearchParamsFor<C, S>,
   options: SearchPagesOptions & SearchHttpOptions = {},
 ): AsyncGenerator<SearchResultFor<C, S>, void, undefined> {
+  const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
+  validateSearchParams(params, protocols[solver.notifications.protocol].search, config.allowInsecureTransport)
+  yield* pagesOf(solver, params, options) as AsyncGenerator<SearchResultFor<C, S>, void, undefined>
+}
+
+/** The paging loop over a resolved solver with validated parameters (shared with backfill). */
+export async function* pagesOf(
+  solver: ResolvedSolver,
+  params: SearchNotificationsParams,
+  options: SearchPagesOptions & SearchHttpOptions,
+): AsyncGenerator<NotificationSearchResult, void, undefined> {
   const { maxRows = Number.POSITIVE_INFINITY, ...requestOptions } = options
   if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${String(maxRows)}`)
-  const protocol = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId }).notifications.protocol
-  const driver = searchDrivers[protocol]
-  let size: number | undefined = params.size ?? driver.defaultSize
+  const { search } = protocols[solver.notifications.protocol]
+  const size = params.size ?? search.pageSize
   let start = params.start ?? 0
   let read = 0
   while (read < maxRows) {
     const remaining = maxRows - read
-    const pageSize = size === undefined ? undefined : Math.min(size, remaining)
-    const page: NotificationSearchResult = await searchNotifications(config, { ...params, start, size: pageSize } as SearchParamsFor<C, S>, requestOptions)
+    const pageSize = Math.min(size, remaining)
+    const page = await searchSolver(solver, { ...params, start, size: pageSize }, requestOptions)
     const rows = page.rows.length
-    const total = driver.totalOf(page)
-    const capped = rows > remaining ? ({ ...page, rows: page.rows.slice(0, remaining) } as NotificationSearchResult) : page
-    yield capped as SearchResultFor<C, S>
+    yield rows > remaining ? ({ ...page, rows: page.rows.slice(0, remaining) } as NotificationSearchResult) : page
     read += Math.min(rows, remaining)
     start += rows
-    // The service's default page size is learned from the first page when none was given.
-    size ??= rows
-    if (rows === 0 || (pageSize !== undefined && rows < pageSize) || start >= total) return
+    if (rows === 0 || rows < pageSize || start >= search.totalOf(page)) return
   }
 }

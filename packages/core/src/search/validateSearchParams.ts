@@ -1,20 +1,19 @@
 import { isLoopbackHost } from '../config/isLoopbackHost.js'
 import { ServiceError } from '../errors/ServiceError.js'
-import type { Protocol } from '../protocol/types.js'
+import type { ProtocolSearch } from '../protocol/ProtocolModule.js'
 import { assertAddress, describe } from '../utils/address.js'
-import type { SearchNotificationsParams } from './types.js'
+import type { SearchNotificationsParams } from '../protocol/searchTypes.js'
 
 const FILTER_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
-export const RASA_MAX_SIZE = 100
 
 const invalid = (message: string) => new ServiceError('INVALID_PARAMETERS', message)
 
 /** Rejects every out-of-range parameter before a request is made (SPEC §5, §9). */
-export function validateSearchParams(params: SearchNotificationsParams, protocol: Protocol, allowInsecureTransport: boolean): void {
+export function validateSearchParams(params: SearchNotificationsParams, search: ProtocolSearch, allowInsecureTransport: boolean): void {
   if (params === null || typeof params !== 'object') throw invalid('search parameters must be an object, e.g. { account }')
   if (params.account !== undefined) assertAddress(params.account)
   integer(params.start, 'start', 0)
-  integer(params.size, 'size', 1, protocol === 'rasa' ? RASA_MAX_SIZE : undefined)
+  integer(params.size, 'size', 1, search.maxSize)
   finite(params.quoteId, 'quoteId')
   finite(params.tempQuoteId, 'tempQuoteId')
   finite(params.timestampGte, 'timestampGte')

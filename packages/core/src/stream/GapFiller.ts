@@ -1,13 +1,17 @@
 import type { Notification } from '../protocol/types.js'
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import { backoffDelay } from '../transport/backoffDelay.js'
-import type { Listener } from '../transport/ManagedSocket.js'
+import type { BackfillFetch } from '../search/backfill.js'
 import type { Timers } from '../transport/Timers.js'
+import type { Listener, TransportEvent } from '../transport/TransportEvent.js'
 import { DedupeWindow } from './DedupeWindow.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
-/** Fetches stored notifications of the subscription's account with `modify_time` at or after `since`. */
-export type BackfillFetch = (since: number, signal: AbortSignal) => Promise<Notification[]>
+/** Where a stream's events go: what the Observable's subscriber is fed from. */
+export interface StreamListener {
+  event(event: NotificationEvent): void
+  complete(): void
+}
 
 export interface GapFillerContext {
   fetch: BackfillFetch
@@ -45,13 +49,13 @@ export class GapFiller implements Listener {
   private disposed = false
 
   constructor(
-    private readonly out: Listener,
+    private readonly out: StreamListener,
     private readonly ctx: GapFillerContext,
   ) {
     this.seen = new DedupeWindow(ctx.dedupeWindow)
   }
 
-  event(event: NotificationEvent): void {
+  event(event: TransportEvent): void {
     if (event.type === 'notification') {
       if (this.held) this.held.push(event.notification)
       else this.deliver(event.notification, event)

@@ -1,5 +1,6 @@
 import type { ServiceError } from '../errors/ServiceError.js'
-import type { Notification, SocketStatus } from '../protocol/types.js'
+import type { Notification } from '../protocol/types.js'
+import type { TransportStatusEvent } from '../transport/TransportEvent.js'
 
 /**
  * A status change of the socket behind a stream, with why and what comes next.
@@ -7,16 +8,9 @@ import type { Notification, SocketStatus } from '../protocol/types.js'
  * @example
  * if (e.type === 'status' && e.status === 'reconnecting') console.log(`retry #${e.attempt} in ${e.retryInMs} ms`)
  */
-export interface StatusEvent {
-  type: 'status'
-  status: SocketStatus
-  /** Reconnect attempt number: 0 for the first dial, 1 for the first retry, … */
-  attempt: number
-  retryInMs?: number
-  closeCode?: number
-  closeReason?: string
+export interface StatusEvent extends TransportStatusEvent {
   /** resume streams only: a backfill of what was missed while disconnected started, or finished with `recovered` notifications */
-  backfill?: { state: 'started' } | { state: 'finished'; recovered: number }
+  readonly backfill?: { state: 'started' } | { state: 'finished'; recovered: number }
 }
 
 /**
@@ -26,6 +20,6 @@ export interface StatusEvent {
  * client.events({ account }).subscribe((e) => { if (e.type === 'error') console.warn(e.error.code) })
  */
 export type NotificationEvent =
-  | { type: 'notification'; notification: Notification }
+  | { readonly type: 'notification'; readonly notification: Notification }
   | StatusEvent
-  | { type: 'error'; error: ServiceError }
+  | { readonly type: 'error'; readonly error: ServiceError }

@@ -64,7 +64,7 @@ it('detects a stalled server by heartbeat within interval + timeout, and recover
   const sub = live.client.status({ account: accounts[0], solverId: 'beta' }).subscribe((s) => events.push(s))
   await expect.poll(() => live.rasa.subscriptions().length).toBe(1)
   live.rasa.stall()
-  // the exact interval + timeout bound is proven with fake timers in ManagedSocket.test.ts
+  // the exact interval + timeout bound is proven with fake timers in Connection.test.ts
   await expect.poll(() => events.includes('reconnecting'), { timeout: 2000 }).toBe(true)
   live.rasa.resume()
   await expect.poll(() => events.filter((s) => s === 'open').length, { timeout: 2000 }).toBe(2)

@@ -1,11 +1,15 @@
-import WebSocketImpl from 'isomorphic-ws'
 import type { NotificationsConfig, NotificationsConfigInput } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/parseNotificationFrame.js'
+import { browserLifecycle } from '../transport/browserLifecycle.js'
+import { retryAllButRefusals } from '../transport/classifyClose.js'
+import { defaultWebSocket } from '../transport/defaultWebSocket.js'
+import type { Lifecycle } from '../transport/Lifecycle.js'
+import type { SocketClose, TransportOptions } from '../transport/TransportOptions.js'
 import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
 
 /**
- * Options of {@link createNotificationsClient}; every number has the SPEC §4.3 default.
+ * Options of the live client; every number has the SPEC §4.3 default.
  *
  * @example
  * createNotificationsClient({ config, lingerMs: 5_000, reconnect: { maxAttempts: 20 } })
@@ -21,6 +25,8 @@ export interface NotificationsClientOptions<C extends NotificationsConfigInput =
     maxAttempts?: number
     /** the attempt counter resets only after a socket stayed open this long (5,000) */
     resetAfterMs?: number
+    /** whether a server close is retried; default: all but 1008 (policy violation) and 1003 (unsupported data) */
+    shouldRetry?: (close: SocketClose) => boolean
   }
   /** a dial that has not opened by then is abandoned and retried (10,000) */
   connectTimeoutMs?: number
@@ -30,27 +36,20 @@ export interface NotificationsClientOptions<C extends NotificationsConfigInput =
   lingerMs?: number
   /** larger inbound frames are dropped unparsed (1,048,576) */
   maxFrameBytes?: number
-  /** any WHATWG-compatible constructor; default `isomorphic-ws` */
+  /** rasa: accounts per hub socket; beyond it an endpoint opens more hubs (Infinity) */
+  maxAccountsPerHub?: number
+  /** dials in flight at once; the rest wait their turn instead of stampeding the server (64) */
+  maxConcurrentDials?: number
+  /** any WHATWG-compatible constructor; default `isomorphic-ws` (on Node with `maxPayload: maxFrameBytes`) */
   WebSocket?: WebSocketConstructor
+  /** source of foreground/background/online/offline/wake events; browsers get one by default, `false` disables */
+  lifecycle?: Lifecycle | false
   /** jitter source in [0, 1); injectable for deterministic tests */
   random?: () => number
 }
 
-export interface ResolvedClientOptions {
-  baseDelayMs: number
-  maxDelayMs: number
-  maxAttempts: number
-  resetAfterMs: number
-  connectTimeoutMs: number
-  heartbeat: { intervalMs: number; timeoutMs: number } | false
-  lingerMs: number
-  maxFrameBytes: number
-  WebSocket: WebSocketConstructor
-  random: () => number
-}
-
 /** Applies defaults and rejects nonsense numbers with `INVALID_CONFIG` naming the option. */
-export function resolveClientOptions(options: NotificationsClientOptions<any>): ResolvedClientOptions {
+export function resolveClientOptions(options: NotificationsClientOptions<any>): TransportOptions {
   const problems: string[] = []
   const num = (value: number | undefined, fallback: number, path: string, min = 0, allowInfinity = false): number => {
     if (value === undefined) return fallback
@@ -59,27 +58,42 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
     }
     return value
   }
+  const fn = <F>(value: F | undefined, fallback: F, path: string): F => {
+    if (value === undefined) return fallback
+    if (typeof value !== 'function') problems.push(`${path}: expected a function, got ${typeof value}`)
+    return value
+  }
   if (!options || typeof options.config?.getSolver !== 'function') {
     throw new ServiceError('INVALID_CONFIG', 'createNotificationsClient needs { config }: pass the result of createConfig(...).')
   }
   const r = options.reconnect ?? {}
   const hb = options.heartbeat
-  const resolved: ResolvedClientOptions = {
+  const maxFrameBytes = num(options.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES, 'maxFrameBytes', 1)
+  const WebSocket = options.WebSocket
+  if (WebSocket !== undefined && typeof WebSocket !== 'function') problems.push('WebSocket: expected a WebSocket constructor')
+  const lifecycle = options.lifecycle
+  if (lifecycle !== undefined && lifecycle !== false && typeof lifecycle?.subscribe !== 'function') {
+    problems.push('lifecycle: expected { subscribe(listener) => unsubscribe } or false')
+  }
+  const resolved: TransportOptions = {
     baseDelayMs: num(r.baseDelayMs, 500, 'reconnect.baseDelayMs', 1),
     maxDelayMs: num(r.maxDelayMs, 10_000, 'reconnect.maxDelayMs', 1),
     maxAttempts: num(r.maxAttempts, Number.POSITIVE_INFINITY, 'reconnect.maxAttempts', 0, true),
     resetAfterMs: num(r.resetAfterMs, 5_000, 'reconnect.resetAfterMs'),
+    shouldRetry: fn(r.shouldRetry, retryAllButRefusals, 'reconnect.shouldRetry'),
     connectTimeoutMs: num(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1),
     heartbeat:
       hb === false
         ? false
         : { intervalMs: num(hb?.intervalMs, 25_000, 'heartbeat.intervalMs', 1), timeoutMs: num(hb?.timeoutMs, 10_000, 'heartbeat.timeoutMs', 1) },
     lingerMs: num(options.lingerMs, 2_000, 'lingerMs'),
-    maxFrameBytes: num(options.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES, 'maxFrameBytes', 1),
-    WebSocket: options.WebSocket ?? (WebSocketImpl as unknown as WebSocketConstructor),
-    random: options.random ?? Math.random,
+    maxFrameBytes,
+    maxAccountsPerHub: num(options.maxAccountsPerHub, Number.POSITIVE_INFINITY, 'maxAccountsPerHub', 1, true),
+    maxConcurrentDials: num(options.maxConcurrentDials, 64, 'maxConcurrentDials', 1, true),
+    createWebSocket: WebSocket ? (url) => new WebSocket(url) : defaultWebSocket(maxFrameBytes),
+    random: fn(options.random, Math.random, 'random'),
+    lifecycle: lifecycle === false ? undefined : (lifecycle ?? browserLifecycle()),
   }
-  if (typeof resolved.WebSocket !== 'function') problems.push('WebSocket: expected a WebSocket constructor')
   if (problems.length > 0) {
     throw new ServiceError('INVALID_CONFIG', `Invalid client options:\n- ${problems.join('\n- ')}`)
   }

@@ -1,13 +1,15 @@
-import { Observable, distinctUntilChanged } from 'rxjs'
+import { Observable, type Subscriber, distinctUntilChanged } from 'rxjs'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
-import type { Notification, SocketStatus } from '../protocol/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
-import type { Listener } from '../transport/ManagedSocket.js'
+import type { Notification } from '../protocol/types.js'
+import type { BackfillFetch } from '../search/backfill.js'
 import { SocketPool } from '../transport/SocketPool.js'
+import type { Listener, SocketStatus, TransportEvent } from '../transport/TransportEvent.js'
+import { createTransportStats } from '../transport/TransportStats.js'
 import { type Address, assertAddress } from '../utils/address.js'
-import { type ClientStats, createStats } from './ClientStats.js'
+import type { ClientStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import { type BackfillFetch, GapFiller } from './GapFiller.js'
+import { GapFiller, type StreamListener } from './GapFiller.js'
 import type { NotificationEvent } from './NotificationEvent.js'
 
 /**
@@ -57,12 +59,37 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
   close(): void
 }
 
+/** How a view picks its values out of a stream's events. */
+type Select<T> = (event: NotificationEvent, subscriber: Subscriber<T>) => void
+
+const allEvents: Select<NotificationEvent> = (event, subscriber) => subscriber.next(event)
+const notificationsOnly: Select<Notification> = (event, subscriber) => {
+  if (event.type === 'notification') subscriber.next(event.notification)
+}
+const statusOnly: Select<SocketStatus> = (event, subscriber) => {
+  if (event.type === 'status') subscriber.next(event.status)
+}
+
+/** Feeds one Observable subscriber; one small object per subscription keeps an idle one cheap (SPEC §10 B4, P1). */
+class SubscriberListener<T> implements Listener, StreamListener {
+  constructor(
+    private readonly subscriber: Subscriber<T>,
+    private readonly select: Select<T>,
+  ) {}
+  event(event: TransportEvent | NotificationEvent): void {
+    this.select(event, this.subscriber)
+  }
+  complete(): void {
+    this.subscriber.complete()
+  }
+}
+
 /**
  * Creates the live client over one shared, reconnecting, multiplexing socket pool. Bad parameters
  * throw a `ServiceError` at the call; streams themselves never error.
  *
  * @example
- * const client = createNotificationsClient({ config })
+ * const client = createStreamClient({ config })
  * client.notifications({ account: '0x1111111111111111111111111111111111111111' }).subscribe(console.log)
  */
 export function createStreamClient<C extends NotificationsConfigInput>(
@@ -70,38 +97,27 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   backfillFor?: (solver: ResolvedSolver, account: Address, maxRows: number) => BackfillFetch,
 ): NotificationsStreamClient<C> {
   const resolved = resolveClientOptions(options)
-  const stats = createStats()
+  const stats = createTransportStats()
   const pool = new SocketPool(resolved, stats)
   const { config } = options
 
-  const resolve = (params: StreamParams<C>): { solver: ResolvedSolver; account: Address } => {
+  const stream = <T>(params: StreamParams<C>, select: Select<T>, streamOptions?: StreamOptions): Observable<T> => {
     assertAddress(params?.account)
-    return { solver: config.getSolver({ chainId: params.chainId, solverId: params.solverId }), account: params.account }
-  }
-
-  /**
-   * One Observable per subscription straight over the pool; the views filter inside the listener
-   * instead of through operators, which keeps an idle subscription small (SPEC §10 B4).
-   */
-  const stream = <T>(
-    params: StreamParams<C>,
-    select: (event: NotificationEvent, next: (value: T) => void) => void,
-    streamOptions?: StreamOptions,
-  ): Observable<T> => {
-    const { solver, account } = resolve(params)
-    const resume = streamOptions?.resume === true
-    if (resume && !backfillFor) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
+    const account = params.account
+    // Resolved once per call; the config hands out one object per solver, which keys the pool.
+    const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
+    if (streamOptions?.resume !== true) {
+      return new Observable<T>((subscriber) => pool.acquire(solver, account, new SubscriberListener(subscriber, select)))
+    }
+    if (!backfillFor) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     return new Observable<T>((subscriber) => {
-      const next = (value: T) => subscriber.next(value)
-      const listener: Listener = { event: (event) => select(event, next), complete: () => subscriber.complete() }
-      if (!resume) return pool.acquire(solver, account, listener)
       // Resume streams put a gap filler between the socket and the subscriber.
-      const filler = new GapFiller(listener, {
-        fetch: backfillFor!(solver, account, streamOptions?.maxBackfillRows ?? 1_000),
+      const filler = new GapFiller(new SubscriberListener(subscriber, select), {
+        fetch: backfillFor(solver, account, streamOptions.maxBackfillRows ?? 1_000),
         timers: pool.timers,
         backoff: resolved,
         random: resolved.random,
-        dedupeWindow: streamOptions?.dedupeWindow ?? 2_048,
+        dedupeWindow: streamOptions.dedupeWindow ?? 2_048,
       })
       const release = pool.acquire(solver, account, filler)
       return () => {
@@ -113,19 +129,9 @@ export function createStreamClient<C extends NotificationsConfigInput>(
 
   return {
     config,
-    events: (params, streamOptions) => stream<NotificationEvent>(params, (event, next) => next(event), streamOptions),
-    notifications: (params, streamOptions) =>
-      stream<Notification>(
-        params,
-        (event, next) => {
-          if (event.type === 'notification') next(event.notification)
-        },
-        streamOptions,
-      ),
-    status: (params) =>
-      stream<SocketStatus>(params, (event, next) => {
-        if (event.type === 'status') next(event.status)
-      }).pipe(distinctUntilChanged()),
+    events: (params, streamOptions) => stream(params, allEvents, streamOptions),
+    notifications: (params, streamOptions) => stream(params, notificationsOnly, streamOptions),
+    status: (params) => stream(params, statusOnly).pipe(distinctUntilChanged()),
     stats: () => ({
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },

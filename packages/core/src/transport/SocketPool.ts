@@ -1,91 +1,167 @@
 import type { ResolvedSolver } from '../config/types.js'
-import { drivers } from '../protocol/drivers.js'
-import type { ClientStats } from '../stream/ClientStats.js'
-import type { ResolvedClientOptions } from '../stream/clientOptions.js'
+import type { ProtocolModule } from '../protocol/ProtocolModule.js'
+import { protocols } from '../protocol/protocols.js'
 import type { Address } from '../utils/address.js'
-import { type Listener, ManagedSocket } from './ManagedSocket.js'
+import { DialGate } from './DialGate.js'
+import type { LifecycleEvent } from './Lifecycle.js'
+import { type RouterContext, SocketRouter } from './SocketRouter.js'
 import { Timers } from './Timers.js'
+import type { Listener } from './TransportEvent.js'
+import type { TransportOptions } from './TransportOptions.js'
+import type { TransportStats } from './TransportStats.js'
 
 /**
- * The shared pool: one {@link ManagedSocket} per driver socket key (enigma: url + channel + account;
- * rasa: url), refcounted by subscribers, released after `lingerMs`.
+ * The sockets of one solver endpoint. Every account has one socket: enigma one each, a rasa hub
+ * up to `maxAccountsPerHub` of them (more hubs beyond that).
  */
-export class SocketPool {
-  private readonly sockets = new Map<string, ManagedSocket>()
-  readonly timers = new Timers()
-  private closed = false
-  private unlistenNudges: (() => void) | undefined
+class Endpoint {
+  readonly byAccount = new Map<string, SocketRouter>()
+  readonly routers = new Set<SocketRouter>()
+  /** the hub new accounts go to while it has room */
+  private filling: SocketRouter | undefined
 
   constructor(
-    private readonly options: ResolvedClientOptions,
-    readonly stats: ClientStats,
+    readonly module: ProtocolModule,
+    readonly solver: ResolvedSolver,
+    private readonly capacity: number,
+    private readonly ctx: RouterContext,
   ) {}
+
+  routerFor(key: string): SocketRouter {
+    const existing = this.byAccount.get(key)
+    if (existing) return existing
+    let router: SocketRouter | undefined
+    if (this.module.multiplexed) {
+      if (this.filling && this.filling.routes.size < this.capacity) router = this.filling
+      else for (const candidate of this.routers) if (candidate.routes.size < this.capacity) router = candidate
+    }
+    if (!router) {
+      router = new SocketRouter(this.module, this.solver, this.ctx)
+      this.routers.add(router)
+      this.ctx.onCreated(router)
+    }
+    this.filling = router
+    this.byAccount.set(key, router)
+    return router
+  }
+
+  forgetAccount(router: SocketRouter, key: string): void {
+    if (this.byAccount.get(key) === router) this.byAccount.delete(key)
+  }
+
+  forgetRouter(router: SocketRouter): void {
+    this.routers.delete(router)
+    if (this.filling === router) this.filling = undefined
+  }
+}
+
+/**
+ * The shared pool: sockets by solver endpoint, refcounted by subscribers, released after `lingerMs`.
+ * Solver identity is part of the endpoint, so every notification carries the right chainId/solverId
+ * even when two configured solvers point at the same URL.
+ */
+export class SocketPool {
+  /** keyed by the resolved solver object, which the config hands out once per solver */
+  private readonly endpoints = new Map<ResolvedSolver, Endpoint>()
+  readonly timers = new Timers()
+  private readonly gate: DialGate
+  private closed = false
+  private unlistenLifecycle: (() => void) | undefined
+  private hiddenAt: number | undefined
+
+  constructor(
+    private readonly options: TransportOptions,
+    readonly stats: TransportStats,
+  ) {
+    this.gate = new DialGate(options.maxConcurrentDials)
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
 
   /** Subscribes `listener` to `account` on the solver's socket; returns the release function (idempotent). */
   acquire(solver: ResolvedSolver, account: Address, listener: Listener): () => void {
     if (this.closed) {
       listener.event({ type: 'status', status: 'closed', attempt: 0, closeReason: 'client closed' })
       listener.complete()
-      return () => {}
+      return noop
     }
-    const driver = drivers[solver.notifications.protocol]
-    // Solver identity is part of the key so every notification carries the right chainId/solverId,
-    // even when two configured solvers point at the same URL.
-    const key = `${solver.chainId} ${solver.solverId} ${driver.socketKey(solver.notifications, account)}`
-    let socket = this.sockets.get(key)
-    if (!socket) {
-      socket = new ManagedSocket(key, driver, solver, {
-        options: this.options,
-        timers: this.timers,
-        stats: this.stats,
-        onGone: (gone) => this.forget(gone),
-      })
-      this.sockets.set(key, socket)
-      this.stats.sockets = this.sockets.size
-      this.listenNudges()
-    }
-    const owner = socket
-    owner.add(account, listener)
+    const endpoint = this.endpoints.get(solver) ?? this.createEndpoint(solver)
+    const key = account.toLowerCase()
+    const router = endpoint.routerFor(key)
+    const route = router.add(account, key, listener)
     let released = false
     return () => {
       if (released) return
       released = true
-      if (!owner.isGone) owner.remove(account, listener)
+      if (!router.isGone) router.remove(route, listener)
     }
   }
 
   /** Terminal close of every socket; later acquisitions get `closed` at once. */
   close(): void {
     this.closed = true
-    for (const socket of [...this.sockets.values()]) socket.close()
+    for (const endpoint of [...this.endpoints.values()]) for (const router of [...endpoint.routers]) router.close('client closed')
   }
 
-  private forget(socket: ManagedSocket): void {
-    if (this.sockets.get(socket.key) === socket) this.sockets.delete(socket.key)
-    this.stats.sockets = this.sockets.size
-    if (this.sockets.size === 0) {
-      this.unlistenNudges?.()
-      this.unlistenNudges = undefined
+  private createEndpoint(solver: ResolvedSolver): Endpoint {
+    const module = protocols[solver.notifications.protocol]
+    const endpoint: Endpoint = new Endpoint(module, solver, module.multiplexed ? this.options.maxAccountsPerHub : 1, {
+      options: this.options,
+      timers: this.timers,
+      stats: this.stats,
+      gate: this.gate,
+      onCreated: () => {
+        this.stats.sockets++
+        this.listenLifecycle()
+      },
+      onRouteGone: (router, key) => endpoint.forgetAccount(router, key),
+      onGone: (router) => this.forget(endpoint, router),
+    })
+    this.endpoints.set(solver, endpoint)
+    return endpoint
+  }
+
+  private forget(endpoint: Endpoint, router: SocketRouter): void {
+    if (!endpoint.routers.has(router)) return
+    endpoint.forgetRouter(router)
+    this.stats.sockets--
+    if (endpoint.routers.size === 0 && this.endpoints.get(endpoint.solver) === endpoint) this.endpoints.delete(endpoint.solver)
+    if (this.stats.sockets === 0) {
+      this.unlistenLifecycle?.()
+      this.unlistenLifecycle = undefined
     }
   }
 
-  /** Browsers: dial at once when the network comes back or the page becomes visible. */
-  private listenNudges(): void {
-    if (this.unlistenNudges) return
-    const target = globalThis as { addEventListener?: EventTarget['addEventListener']; removeEventListener?: EventTarget['removeEventListener'] }
-    const doc = (globalThis as { document?: { visibilityState?: string; addEventListener?: EventTarget['addEventListener']; removeEventListener?: EventTarget['removeEventListener'] } }).document
-    if (typeof target.addEventListener !== 'function' && typeof doc?.addEventListener !== 'function') return
-    const nudge = () => {
-      for (const socket of this.sockets.values()) socket.nudge()
+  /** Listens to the environment only while sockets exist, so an idle client holds nothing. */
+  private listenLifecycle(): void {
+    if (this.unlistenLifecycle || !this.options.lifecycle) return
+    this.unlistenLifecycle = this.options.lifecycle.subscribe((event) => this.onLifecycle(event))
+  }
+
+  private onLifecycle(event: LifecycleEvent): void {
+    if (this.closed) return
+    if (event === 'background') {
+      this.hiddenAt ??= Date.now()
+      return
     }
-    const onVisible = () => {
-      if (doc?.visibilityState === 'visible') nudge()
+    if (event === 'offline') return
+    const hiddenFor = event === 'foreground' && this.hiddenAt !== undefined ? Date.now() - this.hiddenAt : 0
+    if (event === 'foreground') this.hiddenAt = undefined
+    // Hidden longer than a heartbeat interval, or asleep: a socket that cannot ping may be dead without knowing it.
+    const suspect = event === 'wake' || hiddenFor > (this.options.heartbeat ? this.options.heartbeat.intervalMs : 25_000)
+    for (const connection of this.connections()) {
+      if (suspect && !connection.canPing) connection.redial(`the ${event === 'wake' ? 'machine woke up' : 'page came back after being hidden'}; replacing a socket that may have died meanwhile`)
+      else connection.nudge()
     }
-    target.addEventListener?.('online', nudge)
-    doc?.addEventListener?.('visibilitychange', onVisible)
-    this.unlistenNudges = () => {
-      target.removeEventListener?.('online', nudge)
-      doc?.removeEventListener?.('visibilitychange', onVisible)
-    }
+  }
+
+  private connections(): SocketRouter['connection'][] {
+    const out: SocketRouter['connection'][] = []
+    for (const endpoint of this.endpoints.values()) for (const router of endpoint.routers) out.push(router.connection)
+    return out
   }
 }
+
+const noop = () => {}

@@ -1,8 +1,9 @@
 import type { RawPositionNotification } from './types.js'
 
 /**
- * What a protocol driver makes of one inbound text frame. `address` is the account the frame is for
- * as the wire names it (enigma: envelope `address`; rasa: `counterparty_address`).
+ * What a protocol module makes of one inbound text frame. `address` is the account the frame is for
+ * as the wire names it (enigma: envelope `address`; rasa: `counterparty_address`); undefined when the
+ * frame does not name one. `raw` is sealed (see {@link sealRaw}).
  */
 export type DecodedFrame =
   | {
@@ -44,6 +45,17 @@ export function parseJson(text: string): unknown {
   } catch {
     return NOT_JSON
   }
+}
+
+/**
+ * Makes a parsed frame a safe shared value: no own `__proto__` key (JSON.parse creates one from
+ * `"__proto__": …`, which a later spread or merge would turn into prototype pollution) and frozen,
+ * because one object is shared by every subscriber of the account. Mutates and returns `raw`, which
+ * must be an object this library parsed itself.
+ */
+export function sealRaw<T extends Record<string, unknown>>(raw: T): Readonly<T> {
+  if (Object.hasOwn(raw, '__proto__')) Reflect.deleteProperty(raw, '__proto__')
+  return Object.freeze(raw)
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,8 +4,8 @@ import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
-import type { NotificationsClientOptions } from './clientOptions.js'
-import { type NotificationsStreamClient, createStreamClient } from './createStreamClient.js'
+import type { NotificationsClientOptions } from '../stream/clientOptions.js'
+import { type NotificationsStreamClient, createStreamClient } from '../stream/createStreamClient.js'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -32,7 +32,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
 ): NotificationsClient<C> {
   const http = options.search ?? {}
-  const stream = createStreamClient(options, createBackfill(options.config, http))
+  const stream = createStreamClient(options, createBackfill(http))
   return {
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),

@@ -2,10 +2,11 @@ import type { Subscription } from 'rxjs'
 import type { RegisteredConfig } from '../config/Register.js'
 import type { NotificationsConfigInput, SolverId } from '../config/types.js'
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
-import type { Notification, SocketStatus } from '../protocol/types.js'
+import type { Notification } from '../protocol/types.js'
+import type { SocketStatus } from '../transport/TransportEvent.js'
 import type { Address } from '../utils/address.js'
-import type { NotificationsClient } from './createNotificationsClient.js'
-import type { StatusEvent } from './NotificationEvent.js'
+import type { NotificationsClient } from '../client/createNotificationsClient.js'
+import type { StatusEvent } from '../stream/NotificationEvent.js'
 
 /**
  * What every adapter's `useNotifications` takes: the stream parameters, an `enabled` switch and

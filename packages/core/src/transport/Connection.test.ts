@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
 import { record } from '../../test/live.js'
 import { createConfig } from '../config/createConfig.js'
-import { createNotificationsClient } from '../stream/createNotificationsClient.js'
+import { createNotificationsClient } from '../client/createNotificationsClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import type { StatusEvent } from '../stream/NotificationEvent.js'
 import { backoffDelay } from './backoffDelay.js'
@@ -138,6 +138,9 @@ describe('reconnect', () => {
 
   it('dials at once when the page becomes visible while waiting to retry', () => {
     const doc = Object.assign(new EventTarget(), { visibilityState: 'hidden' })
+    const target = new EventTarget()
+    vi.stubGlobal('addEventListener', target.addEventListener.bind(target))
+    vi.stubGlobal('removeEventListener', target.removeEventListener.bind(target))
     vi.stubGlobal('document', doc)
     try {
       const c = client()

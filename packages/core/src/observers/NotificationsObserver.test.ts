@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { FakeWebSocket } from '../../test/FakeWebSocket.js'
 import { createConfig } from '../config/createConfig.js'
-import { createNotificationsClient } from './createNotificationsClient.js'
+import { createNotificationsClient } from '../client/createNotificationsClient.js'
 import { NotificationsObserver } from './NotificationsObserver.js'
 
 const A = '0xAbC0000000000000000000000000000000000001'

@@ -1,0 +1,74 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect, it } from 'vitest'
+import * as core from './index.js'
+import * as query from './query/index.js'
+
+const src = dirname(fileURLToPath(import.meta.url))
+
+/**
+ * The layers, bottom first; a folder may import from its own layer's folders only when listed
+ * together, and from every layer below. transport and search are siblings: neither knows the other.
+ */
+const LAYERS: string[][] = [['errors'], ['utils'], ['config'], ['protocol'], ['transport', 'search'], ['stream'], ['client'], ['observers', 'query']]
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder))
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sources(path)
+    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : []
+  })
+}
+
+it('every import points down the layers (type imports included)', () => {
+  const wrong: string[] = []
+  for (const file of sources(src)) {
+    const folder = relative(src, file).split('/')[0]!
+    if (folder === 'index.ts') continue
+    const mine = layerOf(folder)
+    expect(mine, `${folder} is in no layer`).toBeGreaterThanOrEqual(0)
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+      const targetFolder = relative(src, resolve(dirname(file), target!)).split('/')[0]!
+      if (targetFolder === folder) continue
+      const theirs = layerOf(targetFolder)
+      const sameLayerSibling = theirs === mine
+      if (theirs > mine || sameLayerSibling) wrong.push(`${relative(src, file)} imports ${target}`)
+    }
+  }
+  expect(wrong).toEqual([])
+})
+
+it('pins the public exports, so the surface changes only on purpose', () => {
+  expect(Object.keys(core).sort()).toMatchInlineSnapshot(`
+    [
+      "DEFAULT_MAX_FRAME_BYTES",
+      "NotificationsObserver",
+      "ServiceError",
+      "ServiceRequestError",
+      "browserLifecycle",
+      "buildEnigmaSubscribeFrame",
+      "buildRasaSubscribeFrame",
+      "classifyNotification",
+      "classifyPhase",
+      "createConfig",
+      "createNotificationsClient",
+      "createStreamClient",
+      "formatNotification",
+      "isAddress",
+      "isServiceError",
+      "normalizeNotification",
+      "parseNotificationFrame",
+      "searchNotifications",
+      "searchPages",
+      "toNotification",
+    ]
+  `)
+  expect(Object.keys(query).sort()).toMatchInlineSnapshot(`
+    [
+      "searchNotificationsQueryKey",
+      "searchNotificationsQueryOptions",
+    ]
+  `)
+})

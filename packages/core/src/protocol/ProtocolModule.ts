@@ -1,0 +1,51 @@
+import type { ResolvedSolver, ServiceNotificationsConfig } from '../config/types.js'
+import type { Address } from '../utils/address.js'
+import type { DecodedFrame, FrameOf } from './frame.js'
+import type { NotificationSearchResult, SearchNotificationsParams } from './searchTypes.js'
+import type { Protocol } from './types.js'
+
+/**
+ * Everything one wire protocol decides, behind one interface, so the socket pool, live streams,
+ * search and backfill each have a single code path. A protocol is one folder under `protocol/`
+ * exporting one of these, plus one line in `protocols.ts`.
+ */
+export interface ProtocolModule {
+  readonly protocol: Protocol
+  /** Sockets with equal endpoint keys are interchangeable and shared by the pool. */
+  endpointKey(notifications: ServiceNotificationsConfig): string
+  /** true: one socket (a hub) carries many accounts; false: one socket per account. */
+  readonly multiplexed: boolean
+  /** The frame sent on every open and, on a hub, whenever its set of accounts changes; `accounts` are distinct case-insensitively. */
+  subscribeFrame(notifications: ServiceNotificationsConfig, accounts: readonly Address[]): string
+  /** Decodes one inbound text frame; never throws. */
+  decode(text: string, maxFrameBytes: number): DecodedFrame
+  /** The normalized `account` of a frame delivered to a subscription of `subscribed`. */
+  accountOf(frame: FrameOf<'frame'>, subscribed: Address): Address
+  /** A stored search row (enigma document, rasa position state) as a decoded frame. */
+  decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
+  readonly search: ProtocolSearch
+}
+
+/** The history half of a protocol: request, response shape, paging and backfill. */
+export interface ProtocolSearch {
+  /** page size of a single search when none is given (undefined: the service decides) */
+  readonly defaultSize: number | undefined
+  /** page size `searchPages` and backfill walk with when none is given */
+  readonly pageSize: number
+  /** the largest `size` the endpoint accepts, when it has a limit */
+  readonly maxSize: number | undefined
+  /** URL and JSON body of one search; throws `SEARCH_URL_NOT_CONFIGURED` when the solver lacks its URL. */
+  request(solver: ResolvedSolver, params: SearchNotificationsParams): { url: string; body: unknown }
+  /** The response envelope as data (validated by the search client): the rows field and the number fields. */
+  readonly envelope: { readonly rows: string; readonly rowsOptional: boolean; readonly numbers: readonly string[] }
+  /** Why a stored row is not usable, or undefined when it is. */
+  checkRow(row: unknown): string | undefined
+  /** The `kind`-tagged result of a validated envelope. */
+  result(envelope: Record<string, unknown>, rows: unknown[]): NotificationSearchResult
+  /** How many rows the service reports for the whole search (enigma `total`, rasa `count`). */
+  totalOf(result: NotificationSearchResult): number
+  /** Search parameters that find an account's stored notifications changed at or after `since` (seconds). */
+  backfillParams(account: Address, since: number): SearchNotificationsParams
+  /** Whether backfill can stop paging once rows are older than `since` (history comes newest first). */
+  readonly newestFirst: boolean
+}

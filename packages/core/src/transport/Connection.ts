@@ -1,0 +1,337 @@
+import { ServiceError } from '../errors/ServiceError.js'
+import { backoffDelay } from './backoffDelay.js'
+import { type LostSocket, classifyClose } from './classifyClose.js'
+import type { DialGate } from './DialGate.js'
+import type { Timers } from './Timers.js'
+import type { SocketStatus, TransportStatusEvent } from './TransportEvent.js'
+import type { TransportOptions } from './TransportOptions.js'
+import type { TransportStats } from './TransportStats.js'
+import { OPEN, type WebSocketLike } from './WebSocketLike.js'
+
+/** What a connection needs from the router that owns it. */
+export interface ConnectionHost {
+  /** The subscribe frame to send first on an open socket. */
+  subscribeFrame(): { text: string; accounts: number } | undefined
+  /** Every state change, after the subscribe frame went out on `open`. */
+  onStatus(event: TransportStatusEvent): void
+  onFrame(data: unknown): void
+  onError(error: ServiceError): void
+}
+
+export interface ConnectionContext {
+  options: TransportOptions
+  timers: Timers
+  stats: TransportStats
+  gate: DialGate
+}
+
+type Handle = ReturnType<typeof setTimeout> | undefined
+type Detail = Omit<TransportStatusEvent, 'type' | 'status'>
+
+const noop = () => {}
+const IDLE_EVENT: TransportStatusEvent = Object.freeze({ type: 'status', status: 'idle', attempt: 0 })
+
+/**
+ * One logical connection: dials (through the dial gate), sends the subscribe frame first on every
+ * open, reconnects with backoff, watches heartbeats and the connect timeout, and classifies closes.
+ * `enter` is the only writer of its state; every step that reports a state re-checks the epoch
+ * afterwards, because a listener may release or close everything from inside that report. Once
+ * `closed`, it never dials, sends or arms a timer again.
+ */
+export class Connection {
+  private state: SocketStatus = 'idle'
+  private event: TransportStatusEvent = IDLE_EVENT
+  /** bumped by every state change; a step whose epoch moved on stops */
+  private epoch = 0
+  private ws: WebSocketLike | undefined
+  /** consecutive failed connections; reset only after a connection stayed open resetAfterMs */
+  private failures = 0
+  private holdsSlot = false
+  private cancelWait: (() => void) | undefined
+  private connectTimer: Handle
+  private retryTimer: Handle
+  private resetTimer: Handle
+  private pingTimer: Handle
+  private pongTimer: Handle
+  private oversize = false
+  private lastSubscribe: { accounts: number; bytes: number } | undefined
+
+  constructor(
+    readonly url: string,
+    private readonly host: ConnectionHost,
+    private readonly ctx: ConnectionContext,
+  ) {}
+
+  get status(): SocketStatus {
+    return this.state
+  }
+
+  /** The current state as a (shared, frozen) status event. */
+  get statusEvent(): TransportStatusEvent {
+    return this.event
+  }
+
+  /** Whether this socket is watched by protocol pings (Node ws); others cannot notice a dead link by themselves. */
+  get canPing(): boolean {
+    const ws = this.ws
+    return this.ctx.options.heartbeat !== false && ws !== undefined && typeof ws.ping === 'function' && typeof ws.on === 'function'
+  }
+
+  /** idle → connecting. */
+  start(): void {
+    if (this.state === 'idle') this.dial()
+  }
+
+  /** Sends on the open socket; returns whether it went out. A hub frame is remembered for close classification. */
+  send(text: string, accounts?: number): boolean {
+    const ws = this.ws
+    if (this.state !== 'open' || ws === undefined) return false
+    try {
+      ws.send(text)
+    } catch (cause) {
+      this.host.onError(new ServiceError('SOCKET', `Could not send to ${this.url}; the socket is replaced.`, { cause }))
+      if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+      return false
+    }
+    this.lastSubscribe = accounts === undefined ? undefined : { accounts, bytes: text.length }
+    return true
+  }
+
+  /** Something came in: a following close is not about the last subscribe frame. */
+  received(): void {
+    this.lastSubscribe = undefined
+  }
+
+  /** Waiting to retry: dial now (the network is back, the page is visible). */
+  nudge(): void {
+    if (this.state !== 'reconnecting' || this.retryTimer === undefined) return
+    this.retryTimer = this.ctx.timers.clear(this.retryTimer)
+    this.ctx.stats.reconnects++
+    this.dial()
+  }
+
+  /** Replaces the socket now, whatever its state, when it may be dead without knowing (after sleep). */
+  redial(reason: string): void {
+    if (this.state === 'open' && this.ws) this.lost(this.ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
+    this.nudge()
+  }
+
+  /** Released: quiet and terminal (nobody is left to tell). */
+  stop(): void {
+    if (this.state === 'closed') return
+    this.epoch++
+    this.state = 'closed'
+    this.teardown(true)
+  }
+
+  /** Terminal with a `closed` report to everyone (client closed). */
+  close(reason: string): void {
+    if (this.state === 'closed') return
+    this.finish({ attempt: this.failures, closeReason: reason }, true)
+  }
+
+  /** The only writer of the state. Returns false when a listener moved the connection on meanwhile. */
+  private enter(state: SocketStatus, detail: Detail): boolean {
+    const epoch = ++this.epoch
+    this.state = state
+    this.event = Object.freeze({ type: 'status', status: state, ...detail })
+    this.host.onStatus(this.event)
+    return this.epoch === epoch
+  }
+
+  private dial(): void {
+    if (!this.enter('connecting', { attempt: this.failures })) return
+    if (this.ctx.gate.tryEnter()) {
+      this.holdsSlot = true
+      this.connect()
+      return
+    }
+    this.cancelWait = this.ctx.gate.wait(() => {
+      this.cancelWait = undefined
+      this.holdsSlot = true
+      this.connect()
+    })
+  }
+
+  private connect(): void {
+    const { options, timers } = this.ctx
+    const epoch = this.epoch
+    let ws: WebSocketLike
+    try {
+      ws = options.createWebSocket(this.url)
+    } catch (cause) {
+      this.leaveGate()
+      this.host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.url}; retrying. Check the configured URL.`, { cause }))
+      if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: 'could not create the WebSocket', oversize: false, afterSubscribe: undefined })
+      return
+    }
+    this.ws = ws
+    this.oversize = false
+    this.lastSubscribe = undefined
+    ws.onopen = () => {
+      if (this.ws === ws) this.opened(ws)
+    }
+    ws.onmessage = (event) => {
+      if (this.ws === ws) this.host.onFrame(event.data)
+    }
+    ws.onclose = (event) => {
+      if (this.ws !== ws) return
+      this.lost(ws, { cause: 'server', code: event?.code, reason: event?.reason || undefined, oversize: this.oversize, afterSubscribe: this.lastSubscribe })
+    }
+    ws.onerror = (event) => {
+      if (this.ws === ws) this.errored(event)
+    }
+    this.connectTimer = timers.set(() => {
+      this.connectTimer = undefined
+      if (this.ws === ws) this.lost(ws, { cause: 'dead', reason: `connect timeout after ${options.connectTimeoutMs} ms`, oversize: false, afterSubscribe: undefined })
+    }, options.connectTimeoutMs)
+  }
+
+  private opened(ws: WebSocketLike): void {
+    this.connectTimer = this.ctx.timers.clear(this.connectTimer)
+    this.leaveGate()
+    // The subscribe frame goes first, before the socket is reported open.
+    const frame = this.host.subscribeFrame()
+    if (frame) {
+      try {
+        ws.send(frame.text)
+      } catch (cause) {
+        this.host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.url}; the socket is replaced.`, { cause }))
+        if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+        return
+      }
+      this.lastSubscribe = { accounts: frame.accounts, bytes: frame.text.length }
+    }
+    if (!this.enter('open', { attempt: this.failures })) return
+    this.resetTimer = this.ctx.timers.set(() => {
+      this.resetTimer = undefined
+      this.failures = 0
+    }, this.ctx.options.resetAfterMs)
+    this.startHeartbeat(ws)
+  }
+
+  private errored(event: unknown): void {
+    const error = (event as { error?: { code?: string } })?.error
+    // Node ws refusing a frame over maxPayload: it closes the socket next; the close reports it.
+    if (error?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      this.oversize = true
+      return
+    }
+    const message = (event as { message?: string })?.message
+    this.host.onError(
+      new ServiceError('SOCKET', `WebSocket error on ${this.url}${message ? `: ${message}` : ''}; the stream reconnects by itself`, { cause: event }),
+    )
+  }
+
+  private startHeartbeat(ws: WebSocketLike): void {
+    const { heartbeat } = this.ctx.options
+    if (!heartbeat || typeof ws.ping !== 'function' || typeof ws.on !== 'function') return
+    const { timers } = this.ctx
+    ws.on('pong', () => {
+      if (this.ws === ws) this.pongTimer = timers.clear(this.pongTimer)
+    })
+    const beat = () => {
+      this.pingTimer = undefined
+      if (this.ws !== ws) return
+      try {
+        ws.ping!()
+      } catch {
+        return
+      }
+      this.pongTimer ??= timers.set(() => {
+        this.pongTimer = undefined
+        if (this.ws === ws) {
+          this.lost(ws, { cause: 'dead', reason: `heartbeat timeout: no pong within ${heartbeat.timeoutMs} ms`, oversize: false, afterSubscribe: undefined })
+        }
+      }, heartbeat.timeoutMs)
+      this.pingTimer = timers.set(beat, heartbeat.intervalMs)
+    }
+    this.pingTimer = timers.set(beat, heartbeat.intervalMs)
+  }
+
+  /** The socket is gone (or never came): retry with backoff, or end, as the close policy says. */
+  private lost(ws: WebSocketLike | undefined, lost: LostSocket): void {
+    const { options, timers, stats } = this.ctx
+    const epoch = this.epoch
+    if (ws) this.abandon(ws, lost.cause === 'dead')
+    const verdict = classifyClose(lost, { url: this.url, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
+    if (verdict.oversize) {
+      stats.frames.received++
+      stats.frames.dropped.oversize++
+    }
+    if (verdict.error) {
+      this.host.onError(verdict.error)
+      if (this.epoch !== epoch) return
+    }
+    // An oversize refusal is this side closing with 1009 (message too big), whatever the close event says.
+    const detail = verdict.oversize
+      ? { closeCode: 1009, closeReason: `a frame over maxFrameBytes (${options.maxFrameBytes} bytes)` }
+      : { closeCode: lost.code, closeReason: lost.reason }
+    if (!verdict.retry) {
+      this.finish({ attempt: this.failures, ...defined(detail) }, false)
+      return
+    }
+    this.failures++
+    if (this.failures > options.maxAttempts) {
+      this.finish({ attempt: this.failures, ...defined({ ...detail, closeReason: lost.reason ?? `gave up after ${options.maxAttempts} reconnect attempts` }) }, false)
+      return
+    }
+    const retryInMs = backoffDelay(this.failures - 1, options, options.random)
+    if (!this.enter('reconnecting', { attempt: this.failures, retryInMs, ...defined(detail) })) return
+    this.retryTimer = timers.set(() => {
+      this.retryTimer = undefined
+      stats.reconnects++
+      this.dial()
+    }, retryInMs)
+  }
+
+  /** Terminal: tear everything down first, then report `closed` once. */
+  private finish(detail: Detail, politely: boolean): void {
+    this.teardown(politely)
+    this.enter('closed', detail)
+  }
+
+  private teardown(politely: boolean): void {
+    this.retryTimer = this.ctx.timers.clear(this.retryTimer)
+    this.cancelWait?.()
+    this.cancelWait = undefined
+    if (this.ws) this.abandon(this.ws, !politely)
+  }
+
+  /** Stops listening to a socket and closes it; its late events are ignored. */
+  private abandon(ws: WebSocketLike, dead: boolean): void {
+    const { timers } = this.ctx
+    this.connectTimer = timers.clear(this.connectTimer)
+    this.resetTimer = timers.clear(this.resetTimer)
+    this.pingTimer = timers.clear(this.pingTimer)
+    this.pongTimer = timers.clear(this.pongTimer)
+    this.leaveGate()
+    if (this.ws === ws) this.ws = undefined
+    ws.onopen = noop
+    ws.onmessage = noop
+    ws.onclose = noop
+    // Keep an error handler: Node's ws emits 'error' when a dial is aborted and throws without one.
+    ws.onerror = noop
+    try {
+      // An open, live socket gets a close frame; then (where possible) the TCP connection is cut at
+      // once, so a dead link never holds the process for ws's 30 s closing handshake.
+      if (!dead && ws.readyState === OPEN) ws.close(1000, 'released')
+      if (typeof ws.terminate === 'function') ws.terminate()
+      else if (dead || ws.readyState !== OPEN) ws.close()
+    } catch {
+      // closing a socket that is already closing is fine
+    }
+  }
+
+  private leaveGate(): void {
+    if (!this.holdsSlot) return
+    this.holdsSlot = false
+    this.ctx.gate.leave()
+  }
+}
+
+function defined<T extends Record<string, unknown>>(detail: T): Partial<T> {
+  const out: Partial<T> = {}
+  for (const key in detail) if (detail[key] !== undefined) out[key] = detail[key]
+  return out
+}

@@ -1,0 +1,41 @@
+/**
+ * Bounds how many dials are in flight at once, so 10,000 enigma sockets open in waves instead of a
+ * stampede that overflows the server's accept queue and turns into timeouts and retries. A slot is
+ * held from the dial until the socket opens or fails. Waiters are served in order.
+ */
+export class DialGate {
+  private active = 0
+  private readonly waiting = new Set<() => void>()
+
+  constructor(private readonly limit: number) {}
+
+  /** Takes a slot now if one is free. */
+  tryEnter(): boolean {
+    if (this.active >= this.limit) return false
+    this.active++
+    return true
+  }
+
+  /** Queues `start`, called (holding a slot) when one frees up; returns the cancel function. */
+  wait(start: () => void): () => void {
+    this.waiting.add(start)
+    return () => {
+      this.waiting.delete(start)
+    }
+  }
+
+  /** Gives a slot back; the oldest waiter takes it. */
+  leave(): void {
+    this.active--
+    for (const next of this.waiting) {
+      this.waiting.delete(next)
+      this.active++
+      next()
+      return
+    }
+  }
+
+  get queued(): number {
+    return this.waiting.size
+  }
+}

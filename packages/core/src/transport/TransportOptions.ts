@@ -1,0 +1,31 @@
+import type { Lifecycle } from './Lifecycle.js'
+import type { WebSocketLike } from './WebSocketLike.js'
+
+/**
+ * A close the server (or the network) made, as `reconnect.shouldRetry` sees it.
+ *
+ * @example
+ * const shouldRetry = (close: SocketClose) => close.code !== 4001
+ */
+export interface SocketClose {
+  code: number
+  reason: string
+}
+
+/** Every transport setting, defaults applied (see the client options for what each means). */
+export interface TransportOptions {
+  baseDelayMs: number
+  maxDelayMs: number
+  maxAttempts: number
+  resetAfterMs: number
+  shouldRetry: (close: SocketClose) => boolean
+  connectTimeoutMs: number
+  heartbeat: { intervalMs: number; timeoutMs: number } | false
+  lingerMs: number
+  maxFrameBytes: number
+  maxAccountsPerHub: number
+  maxConcurrentDials: number
+  createWebSocket: (url: string) => WebSocketLike
+  random: () => number
+  lifecycle: Lifecycle | undefined
+}

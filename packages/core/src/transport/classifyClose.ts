@@ -1,0 +1,86 @@
+import { ServiceError } from '../errors/ServiceError.js'
+import type { SocketClose } from './TransportOptions.js'
+
+/** How a socket was lost, as the connection saw it. */
+export interface LostSocket {
+  /** `server`: a close event; `dead`: no pong or no open in time; `local`: the WebSocket could not be created */
+  cause: 'server' | 'dead' | 'local'
+  code?: number | undefined
+  reason?: string | undefined
+  /** the WebSocket implementation refused an inbound frame over its payload limit (Node ws: maxPayload) */
+  oversize: boolean
+  /** a hub's subscribe frame was the last thing sent and nothing came back since */
+  afterSubscribe: { accounts: number; bytes: number } | undefined
+}
+
+/** What to do about a lost socket: retry or not, and what to tell the subscribers. */
+export interface CloseVerdict {
+  retry: boolean
+  /** counts as one oversize frame (received and dropped) */
+  oversize: boolean
+  error: ServiceError | undefined
+}
+
+/** The default of `reconnect.shouldRetry`: everything but policy violation (1008) and unsupported data (1003). */
+export const retryAllButRefusals = (close: SocketClose): boolean => close.code !== 1008 && close.code !== 1003
+
+const MEANING: Record<number, string> = { 1003: 'unsupported data', 1008: 'policy violation', 1009: 'message too big', 1011: 'server error' }
+
+/**
+ * The one place close codes are classified (SPEC §4.3). Local failures (timeouts, dead links) are
+ * always retried; a server close asks `shouldRetry`, and a refused one says why.
+ */
+export function classifyClose(
+  lost: LostSocket,
+  context: { url: string; maxFrameBytes: number; shouldRetry: (close: SocketClose) => boolean },
+): CloseVerdict {
+  if (lost.oversize) {
+    return {
+      retry: true,
+      oversize: true,
+      error: socketError(
+        `${context.url} sent a frame larger than maxFrameBytes (${context.maxFrameBytes} bytes); the socket was closed before buffering it, ` +
+          'and reconnects. Raise maxFrameBytes if the server legitimately sends frames that large.',
+      ),
+    }
+  }
+  if (lost.cause !== 'server' || lost.code === undefined) return { retry: true, oversize: false, error: undefined }
+  const close: SocketClose = { code: lost.code, reason: lost.reason ?? '' }
+  const named = `${close.code}${MEANING[close.code] ? ` (${MEANING[close.code]})` : ''}${close.reason ? `: "${close.reason}"` : ''}`
+  let retry: boolean
+  try {
+    retry = context.shouldRetry(close) !== false
+  } catch (cause) {
+    return { retry: true, oversize: false, error: socketError(`reconnect.shouldRetry threw on close ${named}; retrying. Fix the callback.`, cause) }
+  }
+  if (!retry) {
+    return {
+      retry: false,
+      oversize: false,
+      error: socketError(
+        `${context.url} closed the socket with ${named}; not retried (reconnect.shouldRetry), so its streams end with status closed. ` +
+          (close.code === 1008
+            ? 'The server refused this client: check credentials, origin and the configured channel or account.'
+            : close.code === 1003
+              ? 'The server did not accept what this client sent: check the protocol configured for this solver.'
+              : 'Subscribe again when the cause is fixed.'),
+      ),
+    }
+  }
+  if (close.code === 1009 && lost.afterSubscribe) {
+    const { accounts, bytes } = lost.afterSubscribe
+    return {
+      retry: true,
+      oversize: false,
+      error: socketError(
+        `${context.url} closed the hub with 1009 (message too big) right after a subscribe frame of ${accounts} addresses (${bytes} bytes): ` +
+          'the address list is too large for this server. Set maxAccountsPerHub (for example 5000) on the client to spread accounts over several hub sockets; retrying with backoff.',
+      ),
+    }
+  }
+  return { retry: true, oversize: false, error: undefined }
+}
+
+function socketError(message: string, cause?: unknown): ServiceError {
+  return new ServiceError('SOCKET', message, { cause })
+}

@@ -1,0 +1,17 @@
+import WebSocketImpl from 'isomorphic-ws'
+import type { WebSocketConstructor, WebSocketLike } from './WebSocketLike.js'
+
+/**
+ * The socket factory used when none is injected: `isomorphic-ws` (Node's `ws`, the platform
+ * WebSocket elsewhere). On Node, `ws` gets `maxPayload: maxFrameBytes`, so an oversized frame is
+ * refused from its header instead of being buffered whole (ws's own default limit is 100 MiB).
+ */
+export function defaultWebSocket(maxFrameBytes: number): (url: string) => WebSocketLike {
+  const WS = WebSocketImpl as unknown as WebSocketConstructor & { WebSocketServer?: unknown; Server?: unknown }
+  // A browser WebSocket takes protocols as its second argument: only Node's ws gets options.
+  if (typeof WS.WebSocketServer === 'function' || typeof WS.Server === 'function') {
+    const NodeWS = WS as unknown as new (url: string, options: { maxPayload: number }) => WebSocketLike
+    return (url) => new NodeWS(url, { maxPayload: maxFrameBytes })
+  }
+  return (url) => new WS(url)
+}

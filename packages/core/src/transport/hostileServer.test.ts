@@ -1,0 +1,212 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type Observable, filter, first, take } from 'rxjs'
+import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
+import { record } from '../../test/live.js'
+import { createConfig } from '../config/createConfig.js'
+import { createNotificationsClient } from '../client/createNotificationsClient.js'
+import type { NotificationsClientOptions } from '../stream/clientOptions.js'
+import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'
+import type { SocketStatus } from './TransportEvent.js'
+
+// Defects of the transport found by a hostile server and a careless app (issue 11), each pinned here.
+
+const account = '0xAbC0000000000000000000000000000000000001'
+const other = '0xAbC0000000000000000000000000000000000002'
+const config = createConfig({
+  defaultChainId: 1,
+  chains: {
+    1: {
+      defaultSolver: 'hub',
+      solvers: {
+        hub: { notifications: { protocol: 'rasa', url: 'wss://hub.example/ws' } },
+        enigma: { notifications: { protocol: 'enigma', url: 'wss://e.example/ws', channel: 'C' } },
+      },
+    },
+  },
+})
+
+function client(options: Partial<NotificationsClientOptions> = {}) {
+  return createNotificationsClient({ config, WebSocket: FakeWebSocket, random: () => 1, lingerMs: 0, heartbeat: false, ...options })
+}
+const statuses = (values: NotificationEvent[]) => values.filter((e): e is StatusEvent => e.type === 'status')
+const errors = (values: NotificationEvent[]) => values.flatMap((e) => (e.type === 'error' ? [e.error] : []))
+const liveSockets = () => FakeWebSocket.instances.filter((ws) => ws.closed === undefined && !ws.terminated)
+
+beforeEach(() => {
+  vi.useFakeTimers()
+  FakeWebSocket.reset()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('terminal states are terminal: nothing dials, sends or arms a timer after release or close', () => {
+  it.each(['enigma', 'hub'] as const)('%s: unsubscribing (lingerMs 0) from the status callback as a retry starts connecting', (solverId) => {
+    const c = client()
+    let retries = 0
+    const sub = c.events({ account, solverId }).subscribe((event) => {
+      if (event.type === 'status' && event.status === 'connecting' && event.attempt > 0) {
+        retries++
+        sub.unsubscribe()
+      }
+    })
+    FakeWebSocket.last().drop(1006)
+    vi.runOnlyPendingTimers()
+    expect(retries).toBe(1)
+    expect(FakeWebSocket.instances).toHaveLength(1)
+    expect(liveSockets()).toHaveLength(0)
+    expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
+    vi.runAllTimers()
+    expect(FakeWebSocket.instances).toHaveLength(1)
+  })
+
+  it.each(['enigma', 'hub'] as const)('%s: client.close() from the status callback as a retry starts connecting', (solverId) => {
+    const c = client({ lingerMs: 2000 })
+    const events = record(c.events({ account, solverId }))
+    c.events({ account, solverId }).subscribe((event) => {
+      if (event.type === 'status' && event.status === 'connecting' && event.attempt > 0) c.close()
+    })
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().drop(1006)
+    vi.runOnlyPendingTimers()
+    expect(statuses(events.values).at(-1)?.status).toBe('closed')
+    expect(events.completed).toBe(true)
+    expect(FakeWebSocket.instances).toHaveLength(1)
+    expect(liveSockets()).toHaveLength(0)
+    expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
+    vi.runAllTimers()
+    expect(FakeWebSocket.instances).toHaveLength(1)
+  })
+
+  it.each([
+    ['take(2) of connecting', (o: Observable<SocketStatus>) => o.pipe(filter((s) => s === 'connecting'), take(2))],
+    ['first() of a retry', (o: Observable<SocketStatus>) => o.pipe(first((s, i) => i > 0 && s === 'connecting'))],
+  ] as const)('%s on status() leaves no socket, no subscribe frame and no timer', (_name, operator) => {
+    for (const solverId of ['enigma', 'hub'] as const) {
+      FakeWebSocket.reset()
+      const c = client()
+      const seen: string[] = []
+      operator(c.status({ account, solverId })).subscribe((s) => seen.push(s))
+      FakeWebSocket.last().drop(1006)
+      vi.runOnlyPendingTimers()
+      expect(seen.at(-1)).toBe('connecting')
+      expect(liveSockets()).toHaveLength(0)
+      for (const ws of FakeWebSocket.instances) ws.open()
+      expect(FakeWebSocket.instances.flatMap((ws) => ws.sent)).toEqual([])
+      expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
+      c.close()
+    }
+  })
+
+  it('after client.close() nothing dials: a socket abandoned mid-dial that opens late is ignored', () => {
+    const c = client()
+    record(c.events({ account }))
+    const ws = FakeWebSocket.last()
+    c.close()
+    ws.open()
+    expect(ws.sent).toEqual([])
+    vi.runAllTimers()
+    expect(FakeWebSocket.instances).toHaveLength(1)
+  })
+})
+
+describe('routing', () => {
+  it('a rasa frame without counterparty_address is unrouted, even with one account on the hub', () => {
+    const c = client()
+    const notes = record(c.notifications({ account }))
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().message(JSON.stringify({ quote_id: 1, action_status: 'success' }))
+    FakeWebSocket.last().message(JSON.stringify({ quote_id: 2, counterparty_address: null }))
+    expect(notes.values).toEqual([])
+    expect(c.stats().frames).toMatchObject({ received: 2, delivered: 0, dropped: { unrouted: 2 } })
+    c.close()
+  })
+
+  it('enigma: an envelope address written 0X… comes out as 0x…', () => {
+    const c = client()
+    const notes = record(c.notifications({ account, solverId: 'enigma' }))
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().message(JSON.stringify({ app_name: 'C', address: `0X${account.slice(2)}`, data: { quote_id: 5 } }))
+    expect(notes.values.map((n) => n.account)).toEqual([account])
+    c.close()
+  })
+})
+
+describe('dead sockets and close codes', () => {
+  it('a socket declared dead by the heartbeat is terminated, not closed politely', () => {
+    const c = client({ WebSocket: PingingFakeWebSocket, heartbeat: { intervalMs: 1000, timeoutMs: 500 } })
+    record(c.events({ account }))
+    const ws = FakeWebSocket.last() as PingingFakeWebSocket
+    ws.open()
+    vi.advanceTimersByTime(1500)
+    expect(ws.terminated).toBe(true)
+    expect(ws.closed).toBeUndefined()
+    c.close()
+  })
+
+  it('client.close() over a connecting socket terminates it', () => {
+    const c = client({ WebSocket: PingingFakeWebSocket })
+    record(c.events({ account }))
+    c.close()
+    expect((FakeWebSocket.last() as PingingFakeWebSocket).terminated).toBe(true)
+  })
+
+  it.each([1008, 1003])('close code %i is not retried by default: closed plus an error event saying why', (code) => {
+    const c = client()
+    const events = record(c.events({ account }))
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().drop(code, 'go away')
+    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: code, closeReason: 'go away' })
+    expect(errors(events.values)).toEqual([expect.objectContaining({ code: 'SOCKET', message: expect.stringContaining(`${code}`) })])
+    expect(errors(events.values)[0]!.message).toMatch(/not retried.*shouldRetry/)
+    expect(events.completed).toBe(true)
+    vi.runAllTimers()
+    expect(FakeWebSocket.instances).toHaveLength(1)
+    expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
+  })
+
+  it('reconnect.shouldRetry decides per close', () => {
+    const shouldRetry = vi.fn((close: { code: number; reason: string }) => close.code !== 4000)
+    const c = client({ reconnect: { shouldRetry } })
+    const events = record(c.events({ account }))
+    FakeWebSocket.last().drop(1008, 'policy')
+    expect(statuses(events.values).at(-1)?.status).toBe('reconnecting')
+    vi.runOnlyPendingTimers()
+    FakeWebSocket.last().drop(4000, 'banned')
+    expect(shouldRetry.mock.calls.map(([close]) => close)).toEqual([
+      { code: 1008, reason: 'policy' },
+      { code: 4000, reason: 'banned' },
+    ])
+    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: 4000 })
+  })
+
+  it('a refused close ends only the streams of that socket', () => {
+    const c = client()
+    const hub = record(c.events({ account }))
+    const enigma = record(c.events({ account, solverId: 'enigma' }))
+    const enigmaSocket = FakeWebSocket.instances.find((ws) => ws.url === 'wss://e.example/ws')!
+    enigmaSocket.open()
+    enigmaSocket.drop(1008)
+    expect(enigma.completed).toBe(true)
+    expect(hub.completed).toBe(false)
+    c.close()
+  })
+
+  it('a rasa hub closed with 1009 right after its subscribe frame reports a too-large list and backs off', () => {
+    const c = client()
+    const events = record(c.events({ account }))
+    record(c.events({ account: other }))
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      FakeWebSocket.last().open()
+      FakeWebSocket.last().drop(1009, 'message too big')
+      const last = statuses(events.values).at(-1)!
+      expect(last).toMatchObject({ status: 'reconnecting', attempt, closeCode: 1009 })
+      expect(last.retryInMs).toBe(500 * 2 ** (attempt - 1))
+      vi.advanceTimersByTime(last.retryInMs!)
+    }
+    const reported = errors(events.values)
+    expect(reported).toHaveLength(3)
+    expect(reported[0]).toMatchObject({ code: 'SOCKET', message: expect.stringMatching(/2 addresses.*too large.*maxAccountsPerHub/) })
+    c.close()
+  })
+})
