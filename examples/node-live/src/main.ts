@@ -45,8 +45,8 @@ const print = (solverId: string, account: string) => (event: NotificationEvent) 
 
 // resume: after a reconnect, what was published meanwhile is backfilled from history, once each.
 const subscriptions = watched.map(({ account, solverId }) => client.events({ account, solverId }, { resume: true }).subscribe(print(solverId, account)))
-const ready = () => enigma.subscriptions().length >= 1 && rasa.subscriptions().length >= 1
-while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20)) // the simulators have processed the subscribe frames
+// `open` means the subscribe frame was sent; wait until each simulator has it before publishing.
+for (const { account, solverId } of watched) await (solverId === 'alpha' ? enigma : rasa).waitForSubscribers(account)
 
 const simOf = { alpha: enigma, beta: rasa }
 const quotes = new Map<string, number>()
@@ -73,10 +73,9 @@ for (let round = 0; round < 3; round++) {
   await pause(300)
 }
 console.log('— the simulators drop every connection; one round is published while the client is away —')
-const subscribedBefore = enigma.subscriptions().length + rasa.subscriptions().length
 await Promise.all([enigma.dropAll(1012), rasa.dropAll(1012)])
 await step(3)
-while (enigma.subscriptions().length + rasa.subscriptions().length < subscribedBefore + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+for (const { account, solverId } of watched) await (solverId === 'alpha' ? enigma : rasa).waitForSubscribers(account)
 await pause(500)
 for (let round = 4; round < 6; round++) {
   await step(round)

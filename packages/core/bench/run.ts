@@ -3,10 +3,21 @@ import { runB2 } from './b2-endToEnd.js'
 import { runB3, runB4 } from './b3b4-hub.js'
 import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
+import { runPHub } from './p-hub.js'
+import { runScale } from './scale.js'
 
 // Benchmarks print figures and same-run ratios; they never fail CI on a noisy machine.
 const only = process.argv[2]
-const suites: Record<string, () => boolean | Promise<boolean>> = { B1: runB1, B2: runB2, B3: runB3, B4: runB4, B5: runB5, B7: runB7 }
+const suites: Record<string, () => boolean | Promise<boolean>> = {
+  B1: runB1,
+  B2: runB2,
+  B3: runB3,
+  B4: runB4,
+  B5: runB5,
+  B7: runB7,
+  P: runPHub,
+  SCALE: runScale,
+}
 for (const [id, run] of Object.entries(suites)) {
   if (only && only !== id) continue
   await run()

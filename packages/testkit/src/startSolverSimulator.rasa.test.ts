@@ -36,6 +36,27 @@ describe('rasa simulator: hub', () => {
     await c.close()
   })
 
+  it('waitForSubscribers resolves once enough sockets watch the account, case-insensitively, and says why it timed out', async () => {
+    const order: string[] = []
+    const two = sim.waitForSubscribers(A.toUpperCase().replace('0X', '0x'), 2).then(() => order.push('two'))
+    const c1 = await connectTestClient(sim.wsUrl)
+    const c2 = await connectTestClient(sim.wsUrl)
+    c1.send({ address: [A.toLowerCase()] })
+    await sim.waitForSubscribers(A)
+    order.push('one')
+    c2.send({ address: [B, A] })
+    await two
+    expect(order).toEqual(['one', 'two'])
+    // dropping the account from the list (or closing) is seen too
+    c1.send({ address: [] })
+    await expect.poll(() => sim.subscriptions().length).toBe(3)
+    await expect(sim.waitForSubscribers(A, 2, { timeoutMs: 50 })).rejects.toThrow(/1 of 2 socket\(s\) watch .* after 50 ms/)
+    // publishing right after it resolves reaches the socket
+    await sim.publish({ quote_id: 7, counterparty_address: A })
+    expect(JSON.parse(await c2.next()).quote_id).toBe(7)
+    await Promise.all([c1.close(), c2.close()])
+  })
+
   it('keeps the latest state per quote; anchoring replaces the temporary state', async () => {
     const { quoteId, tempQuoteId, frames } = await sim.instantOpen(A)
     expect(frames.map((f) => [f.quote_id, f.temp_quote_id, f.action_status])).toEqual([

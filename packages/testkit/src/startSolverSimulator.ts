@@ -51,6 +51,12 @@ export interface SolverSimulator {
   sendRaw(text: string): Promise<void>
   connections(): ConnectionRecord[]
   subscriptions(): SubscriptionRecord[]
+  /**
+   * Resolves once `count` sockets watch `account` (case-insensitive) as far as the simulator knows. A
+   * client's status `open` means its subscribe frame was sent, not that it arrived here: await this
+   * before publishing, or the frames go to nobody.
+   */
+  waitForSubscribers(account: string, count?: number, options?: { timeoutMs?: number }): Promise<void>
   /** Closes every socket with `code` (default 1012); `terminate: true` drops them without a close frame. */
   dropAll(code?: number, options?: { terminate?: boolean }): Promise<void>
   /** Keeps sockets open but sends nothing and answers no pings, like a dead link. */
@@ -77,6 +83,7 @@ interface Connection {
   /** lowercase accounts watched (enigma: of this channel's patterns; rasa: the list) */
   accounts: Set<string>
   patterns: Array<{ address: string; primary: string | number; secondary: string | number }>
+  corked: boolean
 }
 
 const WS_PATHS = { enigma: '/ws/v1/subscribe', rasa: '/ws/position-state-ws3' } as const
@@ -99,6 +106,9 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const faults = new HttpFaults()
   const requests: Array<{ method: string; url: string; body: unknown }> = []
   const connections = new Map<number, Connection>()
+  /** lowercase account → the sockets watching it: publishing is one lookup, not a scan of every socket */
+  const watchers = new Map<string, Set<Connection>>()
+  const subscriberWaiters = new Set<{ account: string; count: number; resolve: () => void }>()
   const subscriptions: SubscriptionRecord[] = []
   let nextConnectionId = 1
   let stalled = false
@@ -121,7 +131,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
 
   function onConnection(ws: WebSocket, path: string): void {
     const record: ConnectionRecord = { id: nextConnectionId++, path, open: true, accounts: [], received: [] }
-    const connection: Connection = { record, ws, accounts: new Set(), patterns: [] }
+    const connection: Connection = { record, ws, accounts: new Set(), patterns: [], corked: false }
     connections.set(record.id, connection)
     ws.on('ping', (data) => {
       if (!stalled) ws.pong(data)
@@ -135,6 +145,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       record.open = false
       record.closeCode = code
       connections.delete(record.id)
+      watch(connection, new Set())
     })
     ws.on('error', () => {
       /* a client that vanished mid-frame; close follows */
@@ -150,7 +161,29 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     }
     const valid = protocol === 'enigma' ? applyEnigmaSubscribe(connection, frame) : applyRasaSubscribe(connection, frame)
     subscriptions.push({ connectionId: connection.record.id, frame, valid })
-    connection.record.accounts = [...connection.accounts]
+    for (const waiter of subscriberWaiters) {
+      if ((watchers.get(waiter.account)?.size ?? 0) >= waiter.count) {
+        subscriberWaiters.delete(waiter)
+        waiter.resolve()
+      }
+    }
+  }
+
+  /** Moves a socket's entries in the account index to its new set of watched accounts. */
+  function watch(connection: Connection, next: Set<string>): void {
+    for (const account of connection.accounts) {
+      if (next.has(account)) continue
+      const set = watchers.get(account)
+      set?.delete(connection)
+      if (set?.size === 0) watchers.delete(account)
+    }
+    for (const account of next) {
+      if (connection.accounts.has(account)) continue
+      let set = watchers.get(account)
+      if (!set) watchers.set(account, (set = new Set()))
+      set.add(connection)
+    }
+    connection.accounts = next
   }
 
   function applyEnigmaSubscribe(connection: Connection, frame: unknown): boolean {
@@ -164,16 +197,18 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       patterns.push({ address: p.address.toLowerCase(), primary: p.primary_identifier as string | number, secondary: p.secondary_identifier as string | number })
     }
     // enigma has no unsubscribe: patterns accumulate for the life of the socket.
+    const next = new Set(connection.accounts)
     for (const p of patterns) {
       connection.patterns.push(p)
-      connection.accounts.add(p.address)
+      next.add(p.address)
     }
+    watch(connection, next)
     return true
   }
 
   function applyRasaSubscribe(connection: Connection, frame: unknown): boolean {
     if (!isRecord(frame) || !Array.isArray(frame.address) || !frame.address.every((a) => typeof a === 'string')) return false
-    connection.accounts = new Set((frame.address as string[]).map((a) => a.toLowerCase()))
+    watch(connection, new Set((frame.address as string[]).map((a) => a.toLowerCase())))
     return true
   }
 
@@ -192,7 +227,6 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   }
 
   function matches(connection: Connection, frame: SimulatorFrame, account: string): boolean {
-    if (!connection.accounts.has(account)) return false
     if (protocol === 'rasa') return true
     const quote = frame.quote_id ?? 0
     const temp = frame.temp_quote_id ?? null
@@ -201,17 +235,37 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     )
   }
 
-  function sendTo(targets: Connection[], text: string): Promise<void> {
-    if (targets.length === 0) return Promise.resolve()
+  function sendTo(targets: Iterable<Connection> & { length?: number; size?: number }, text: string): Promise<void> {
+    const count = targets.length ?? targets.size ?? 0
+    if (count === 0) return Promise.resolve()
     return new Promise((resolve) => {
-      let pending = targets.length
+      let pending = count
       const done = () => {
         if (--pending === 0) resolve()
       }
       for (const target of targets) {
         if (target.ws.readyState !== target.ws.OPEN) done()
-        else target.ws.send(text, done)
+        else {
+          cork(target)
+          target.ws.send(text, done)
+        }
       }
+    })
+  }
+
+  /**
+   * Frames published in one tick leave in one write: without it every frame is its own writev
+   * syscall, which capped publishing near 90,000 frames/s to one socket.
+   */
+  function cork(connection: Connection): void {
+    if (connection.corked) return
+    const socket = (connection.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
+    if (!socket) return
+    connection.corked = true
+    socket.cork()
+    process.nextTick(() => {
+      connection.corked = false
+      socket.uncork()
     })
   }
 
@@ -224,8 +278,11 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       rasa.add(frame)
     }
     if (stalled) return Promise.resolve()
+    const watching = watchers.get(account)
+    if (watching === undefined) return Promise.resolve()
+    if (protocol === 'rasa') return sendTo(watching, text)
     const targets: Connection[] = []
-    for (const connection of connections.values()) if (matches(connection, frame, account)) targets.push(connection)
+    for (const connection of watching) if (matches(connection, frame, account)) targets.push(connection)
     return sendTo(targets, text)
   }
 
@@ -303,6 +360,27 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     },
     connections: () => [...connections.values()].map((c) => ({ ...c.record, accounts: [...c.accounts], received: [...c.record.received] })),
     subscriptions: () => [...subscriptions],
+    waitForSubscribers(account, count = 1, waitOptions) {
+      const key = String(account).toLowerCase()
+      if ((watchers.get(key)?.size ?? 0) >= count) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const timeoutMs = waitOptions?.timeoutMs ?? 10_000
+        const timer = setTimeout(() => {
+          subscriberWaiters.delete(waiter)
+          const now = watchers.get(key)?.size ?? 0
+          reject(new Error(`waitForSubscribers: ${now} of ${count} socket(s) watch ${account} after ${timeoutMs} ms; did the client subscribe to this account on this simulator?`))
+        }, timeoutMs)
+        const waiter = {
+          account: key,
+          count,
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        }
+        subscriberWaiters.add(waiter)
+      })
+    },
     dropAll(code = 1012, dropOptions) {
       const closing = [...connections.values()].map(
         (c) =>
@@ -330,6 +408,8 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     fail: (account, o) => lifecycles.fail(account, o),
     async close() {
       faults.clear()
+      for (const waiter of subscriberWaiters) waiter.resolve()
+      subscriberWaiters.clear()
       for (const c of connections.values()) c.ws.terminate()
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       server.closeAllConnections()

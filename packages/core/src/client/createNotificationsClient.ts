@@ -6,6 +6,7 @@ import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient } from '../stream/createStreamClient.js'
+import { GapFiller } from '../stream/GapFiller.js'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -32,7 +33,10 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
 ): NotificationsClient<C> {
   const http = options.search ?? {}
-  const stream = createStreamClient(options, createBackfill(http))
+  const stream = createStreamClient(options, ({ out, solver, account, options: streamOptions, pool, transport }) => {
+    const fetch = createBackfill(http)(solver, account, streamOptions.maxBackfillRows ?? 1_000)
+    return new GapFiller(out, { fetch, timers: pool.timers, backoff: transport, random: transport.random, dedupeWindow: streamOptions.dedupeWindow ?? 2_048 })
+  })
   return {
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),

@@ -16,7 +16,7 @@ import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver } fr
  */
 export function createConfig<const C extends NotificationsConfigInput>(input: C): NotificationsConfig<C> {
   const problems: string[] = []
-  const parsed = configSchema.safeParse(input)
+  const parsed = configSchema().safeParse(input)
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${formatPath(issue.path)}: ${issue.message}`)
   } else {

@@ -40,7 +40,7 @@ export interface NotificationsState {
   error: ServiceError | null
 }
 
-const IDLE: NotificationsState = Object.freeze({ status: 'idle', error: null })
+const IDLE: NotificationsState = /* @__PURE__ */ Object.freeze({ status: 'idle', error: null })
 
 /**
  * The framework-free half of every adapter's `useNotifications` (TanStack-style observer): holds the

@@ -3,8 +3,7 @@ import type { NotificationPhase } from './types.js'
 /**
  * The phase table of SPEC §3.5, written once. Both spellings of the instant-close fill are in the wild.
  */
-const PHASE_BY_ACTION: ReadonlyMap<string, NotificationPhase> = new Map(
-  Object.entries({
+const PHASE_BY_ACTION: Readonly<Record<string, Exclude<NotificationPhase, 'fill' | 'other'>>> = {
   SendQuote: 'open',
   SendQuoteTransaction: 'open',
   FillLimitOrderOpen: 'open',
@@ -18,8 +17,7 @@ const PHASE_BY_ACTION: ReadonlyMap<string, NotificationPhase> = new Map(
   RequestToCancelCloseRequest: 'cancel',
   UnlockQuote: 'cancel',
   LiquidatePosition: 'liquidation',
-  } satisfies Record<string, Exclude<NotificationPhase, 'fill' | 'other'>>),
-)
+}
 
 /**
  * Maps `last_seen_action` to a {@link NotificationPhase}; an open-phase `report` with a filled amount is `fill`.
@@ -41,7 +39,7 @@ export function phaseOf(
   stateType: string | null | undefined,
   filledAmountOpen: string | null | undefined,
 ): NotificationPhase {
-  const phase = lastSeenAction == null ? undefined : PHASE_BY_ACTION.get(lastSeenAction)
+  const phase = lastSeenAction != null && Object.hasOwn(PHASE_BY_ACTION, lastSeenAction) ? PHASE_BY_ACTION[lastSeenAction] : undefined
   if (phase === undefined) return 'other'
   if (phase === 'open' && stateType === 'report' && filledAmountOpen != null) return 'fill'
   return phase

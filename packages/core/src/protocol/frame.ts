@@ -20,8 +20,8 @@ export type DecodedFrame =
 
 export type FrameOf<K extends DecodedFrame['kind']> = Extract<DecodedFrame, { kind: K }>
 
-const CONTROL: DecodedFrame = Object.freeze({ kind: 'control' })
-const OVERSIZE: DecodedFrame = Object.freeze({ kind: 'oversize' })
+const CONTROL: DecodedFrame = /* @__PURE__ */ Object.freeze({ kind: 'control' })
+const OVERSIZE: DecodedFrame = /* @__PURE__ */ Object.freeze({ kind: 'oversize' })
 export const controlFrame = (): DecodedFrame => CONTROL
 export const oversizeFrame = (): DecodedFrame => OVERSIZE
 
@@ -36,7 +36,7 @@ export function exceedsBytes(text: string, maxBytes: number): boolean {
 }
 
 /** Returned by {@link parseJson} for text that is not JSON. */
-export const NOT_JSON: unique symbol = Symbol('not json')
+export const NOT_JSON: unique symbol = /* @__PURE__ */ Symbol('not json')
 
 /** JSON.parse that reports failure with a sentinel instead of throwing or allocating a result object. */
 export function parseJson(text: string): unknown {

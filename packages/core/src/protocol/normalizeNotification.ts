@@ -36,7 +36,8 @@ const decimal = (value: unknown): string | null =>
  */
 export function normalizeNotification(raw: RawPositionNotification, context: NormalizeContext): Notification {
   return normalizeFrame(
-    raw,
+    // A caller's own object is copied and sealed, never frozen in place.
+    Object.isFrozen(raw) ? raw : sealRaw({ ...raw }),
     context.protocol,
     context.chainId,
     context.solverId,
@@ -47,7 +48,10 @@ export function normalizeNotification(raw: RawPositionNotification, context: Nor
   )
 }
 
-/** {@link normalizeNotification} with positional arguments: the per-frame path allocates no context object. */
+/**
+ * {@link normalizeNotification} with positional arguments, for the per-frame path: no context object,
+ * and `raw` must already be sealed (protocol modules seal what they decode).
+ */
 export function normalizeFrame(
   raw: RawPositionNotification,
   protocol: Protocol,
@@ -96,7 +100,6 @@ export function normalizeFrame(
     chainId,
     solverId,
     source,
-    // Frames decoded here are sealed already; a caller's own object is copied, never frozen in place.
-    raw: Object.isFrozen(raw) ? raw : sealRaw({ ...raw }),
+    raw,
   })
 }

@@ -17,7 +17,8 @@ export interface SearchHttpOptions {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' }
-const RETRY_STATUS = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]
+/** Retried statuses: 408, 429 and every 5xx (a function, so nothing runs at module load). */
+const retryStatuses = () => [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]
 
 /** POSTs JSON and returns the parsed JSON body; every failure is a typed `ServiceRequestError`. */
 export async function postJson(url: string, body: unknown, options: SearchHttpOptions & { signal?: AbortSignal | undefined }): Promise<unknown> {
@@ -42,8 +43,8 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
       retry: {
         limit: options.retries ?? 2,
         methods: ['post'],
-        statusCodes: RETRY_STATUS,
-        afterStatusCodes: RETRY_STATUS,
+        statusCodes: retryStatuses(),
+        afterStatusCodes: retryStatuses(),
         maxRetryAfter: 60_000,
         backoffLimit: 5_000,
         // An abort is the caller's decision: never retried.

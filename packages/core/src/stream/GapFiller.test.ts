@@ -4,17 +4,17 @@ import type { Notification } from '../protocol/types.js'
 import { Timers } from '../transport/Timers.js'
 import { DedupeWindow } from './DedupeWindow.js'
 import { GapFiller } from './GapFiller.js'
-import type { NotificationEvent } from './NotificationEvent.js'
+import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 const account = '0xAbC0000000000000000000000000000000000001'
 const note = (quote: number, time: number, id: string | null = `id-${quote}-${time}`, source: 'live' | 'backfill' = 'live'): Notification =>
   normalizeNotification({ id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account, source })
-const status = (s: 'open' | 'reconnecting', attempt = 0): NotificationEvent => ({ type: 'status', status: s, attempt })
+const status = (s: 'open' | 'reconnecting', attempt = 0): StatusEvent => ({ type: 'status', status: s, attempt })
 
 function setup(fetch: (since: number, signal: AbortSignal) => Promise<Notification[]>) {
   const events: NotificationEvent[] = []
   const timers = new Timers()
-  const filler = new GapFiller({ event: (e) => events.push(e), complete: () => events.push({ type: 'status', status: 'closed', attempt: 0 }) }, { fetch, timers, backoff: { baseDelayMs: 100, maxDelayMs: 1000 }, random: () => 1, dedupeWindow: 64 })
+  const filler = new GapFiller({ notification: (notification) => events.push({ type: 'notification', notification }), event: (e) => events.push(e), complete: () => events.push({ type: 'status', status: 'closed', attempt: 0 }) }, { fetch, timers, backoff: { baseDelayMs: 100, maxDelayMs: 1000 }, random: () => 1, dedupeWindow: 64 })
   const delivered = () => events.flatMap((e) => (e.type === 'notification' ? [`${e.notification.quoteId}@${e.notification.modifyTime}:${e.notification.source}`] : []))
   return { events, timers, filler, delivered }
 }
@@ -31,11 +31,11 @@ describe('GapFiller', () => {
       return new Promise((r) => (resolve = r))
     })
     filler.event(status('open'))
-    filler.event({ type: 'notification', notification: note(1, 1_763_700_010) })
+    filler.notification(note(1, 1_763_700_010))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
     expect(since).toEqual([1_763_700_010])
-    filler.event({ type: 'notification', notification: note(2, 1_763_700_030) }) // live, held
+    filler.notification(note(2, 1_763_700_030)) // live, held
     expect(delivered()).toEqual(['1@1763700010:live'])
     resolve([note(1, 1_763_700_010, 'id-1-1763700010', 'backfill'), note(2, 1_763_700_020, undefined, 'backfill'), note(2, 1_763_700_030, 'id-2-1763700030', 'backfill')])
     await vi.runAllTimersAsync()
@@ -50,7 +50,7 @@ describe('GapFiller', () => {
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
     await vi.runAllTimersAsync()
-    filler.event({ type: 'notification', notification: note(5, 1_763_700_040, 'late') })
+    filler.notification(note(5, 1_763_700_040, 'late'))
     expect(delivered()).toEqual(['5@1763700050:backfill'])
   })
 
@@ -63,7 +63,7 @@ describe('GapFiller', () => {
     filler.event(status('open'))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
-    filler.event({ type: 'notification', notification: note(8, 1_763_700_080, 'l') })
+    filler.notification(note(8, 1_763_700_080, 'l'))
     await vi.advanceTimersByTimeAsync(0)
     expect(events.some((e) => e.type === 'error' && e.error.message.includes('search down'))).toBe(true)
     expect(delivered()).toEqual(['8@1763700080:live'])
@@ -78,15 +78,15 @@ describe('GapFiller', () => {
     const calls: { since: number; resolve: (rows: Notification[]) => void; signal: AbortSignal }[] = []
     const { filler, delivered } = setup((since, signal) => new Promise((resolve) => calls.push({ since, resolve, signal })))
     filler.event(status('open'))
-    filler.event({ type: 'notification', notification: note(1, 1_763_700_010) })
+    filler.notification(note(1, 1_763_700_010))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
-    filler.event({ type: 'notification', notification: note(2, 1_763_700_040) }) // live, held
+    filler.notification(note(2, 1_763_700_040)) // live, held
     filler.event(status('reconnecting', 1)) // second drop before the first backfill answered
     expect(calls[0]!.signal.aborted).toBe(true)
     expect(delivered()).toEqual(['1@1763700010:live']) // still held: releasing now would advance the watermark past the gap
     filler.event(status('open', 2))
-    filler.event({ type: 'notification', notification: note(2, 1_763_700_050) })
+    filler.notification(note(2, 1_763_700_050))
     expect(calls.map((c) => c.since)).toEqual([1_763_700_010, 1_763_700_010])
     calls[1]!.resolve([note(2, 1_763_700_020, 'a', 'backfill'), note(2, 1_763_700_030, 'b', 'backfill'), note(2, 1_763_700_040, 'id-2-1763700040', 'backfill')])
     await vi.runAllTimersAsync()
@@ -101,10 +101,10 @@ describe('GapFiller', () => {
       return [note(3, 1_763_700_020, 'r', 'backfill')]
     })
     filler.event(status('open'))
-    filler.event({ type: 'notification', notification: note(1, 1_763_700_010) })
+    filler.notification(note(1, 1_763_700_010))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
-    filler.event({ type: 'notification', notification: note(2, 1_763_700_040) })
+    filler.notification(note(2, 1_763_700_040))
     await vi.advanceTimersByTimeAsync(0)
     expect(delivered()).toEqual(['1@1763700010:live', '2@1763700040:live']) // live flows after the failure
     await vi.advanceTimersByTimeAsync(100)
@@ -117,7 +117,7 @@ describe('GapFiller', () => {
     filler.event(status('open'))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
-    filler.event({ type: 'notification', notification: note(4, 1_763_700_040) })
+    filler.notification(note(4, 1_763_700_040))
     expect(delivered()).toEqual([])
     filler.event({ type: 'status', status: 'closed', attempt: 1 })
     expect(delivered()).toEqual(['4@1763700040:live'])
@@ -132,7 +132,7 @@ describe('GapFiller', () => {
     filler.event(status('open'))
     filler.event(status('reconnecting', 1))
     filler.event(status('open', 1))
-    filler.event({ type: 'notification', notification: note(1, 1_763_700_001) })
+    filler.notification(note(1, 1_763_700_001))
     filler.dispose()
     expect(signal.aborted).toBe(true)
     expect(delivered()).toEqual([])

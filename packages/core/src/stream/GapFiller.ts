@@ -2,14 +2,16 @@ import type { Notification } from '../protocol/types.js'
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import { backoffDelay } from '../transport/backoffDelay.js'
 import type { BackfillFetch } from '../search/backfill.js'
+import type { Lease } from '../transport/SocketPool.js'
 import type { Timers } from '../transport/Timers.js'
-import type { Listener, TransportEvent } from '../transport/TransportEvent.js'
+import type { Listener, TransportErrorEvent, TransportStatusEvent } from '../transport/TransportEvent.js'
 import { DedupeWindow } from './DedupeWindow.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 /** Where a stream's events go: what the Observable's subscriber is fed from. */
 export interface StreamListener {
-  event(event: NotificationEvent): void
+  notification(notification: Notification): void
+  event(event: StatusEvent | Extract<NotificationEvent, { type: 'error' }>): void
   complete(): void
 }
 
@@ -30,7 +32,9 @@ const START_MARGIN_S = 2
  * delivers the union once each, in `modify_time` order per quote. A failed backfill is an `error`
  * event, retried with backoff; the live stream never waits on it for longer than one attempt.
  */
-export class GapFiller implements Listener {
+export class GapFiller implements Listener, Lease {
+  router: Lease['router'] = undefined
+  route: Lease['route'] = undefined
   private watermark = Math.floor(Date.now() / 1000) - START_MARGIN_S
   /**
    * Where the next backfill starts: the watermark at the first drop no backfill has covered yet. It stays
@@ -55,12 +59,12 @@ export class GapFiller implements Listener {
     this.seen = new DedupeWindow(ctx.dedupeWindow)
   }
 
-  event(event: TransportEvent): void {
-    if (event.type === 'notification') {
-      if (this.held) this.held.push(event.notification)
-      else this.deliver(event.notification, event)
-      return
-    }
+  notification(notification: Notification): void {
+    if (this.held) this.held.push(notification)
+    else this.deliver(notification)
+  }
+
+  event(event: TransportStatusEvent | TransportErrorEvent): void {
     this.out.event(event)
     if (event.type !== 'status') return
     this.lastStatus = event
@@ -147,11 +151,11 @@ export class GapFiller implements Listener {
   }
 
   /** Delivers `n` unless it is a duplicate or older than its quote's last delivery; returns whether it went out. */
-  private deliver(n: Notification, event?: NotificationEvent): boolean {
+  private deliver(n: Notification): boolean {
     if (this.seen.rejects(n)) return false
     this.seen.remember(n)
     if (n.modifyTime !== null && n.modifyTime > this.watermark) this.watermark = n.modifyTime
-    this.out.event(event ?? { type: 'notification', notification: n })
+    this.out.notification(n)
     return true
   }
 }

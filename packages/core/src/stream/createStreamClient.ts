@@ -1,16 +1,16 @@
-import { Observable, type Subscriber, distinctUntilChanged } from 'rxjs'
+import { Observable, type Subscriber, type TeardownLogic, distinctUntilChanged } from 'rxjs'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
-import type { BackfillFetch } from '../search/backfill.js'
-import { SocketPool } from '../transport/SocketPool.js'
-import type { Listener, SocketStatus, TransportEvent } from '../transport/TransportEvent.js'
+import { type Lease, SocketPool } from '../transport/SocketPool.js'
+import type { TransportOptions } from '../transport/TransportOptions.js'
+import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { createTransportStats } from '../transport/TransportStats.js'
 import { type Address, assertAddress } from '../utils/address.js'
 import type { ClientStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import { GapFiller, type StreamListener } from './GapFiller.js'
-import type { NotificationEvent } from './NotificationEvent.js'
+import type { StreamListener } from './GapFiller.js'
+import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 /**
  * Which account of which solver a live stream follows; chain and solver default from the config.
@@ -59,30 +59,84 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
   close(): void
 }
 
-/** How a view picks its values out of a stream's events. */
-type Select<T> = (event: NotificationEvent, subscriber: Subscriber<T>) => void
-
-const allEvents: Select<NotificationEvent> = (event, subscriber) => subscriber.next(event)
-const notificationsOnly: Select<Notification> = (event, subscriber) => {
-  if (event.type === 'notification') subscriber.next(event.notification)
-}
-const statusOnly: Select<SocketStatus> = (event, subscriber) => {
-  if (event.type === 'status') subscriber.next(event.status)
-}
-
-/** Feeds one Observable subscriber; one small object per subscription keeps an idle one cheap (SPEC §10 B4, P1). */
-class SubscriberListener<T> implements Listener, StreamListener {
+/**
+ * Feeds one Observable subscriber and is its own pool lease and teardown: one small object per
+ * subscription keeps an idle one cheap and a subscribe loop fast (SPEC §10 B4, P1). Each view is a
+ * subclass, so the frame path makes no call through a selector and no event object it does not need.
+ */
+abstract class ViewListener<T> implements Listener, StreamListener, Lease {
+  router: Lease['router'] = undefined
+  route: Lease['route'] = undefined
   constructor(
-    private readonly subscriber: Subscriber<T>,
-    private readonly select: Select<T>,
+    protected readonly subscriber: Subscriber<T>,
+    private readonly pool: SocketPool,
   ) {}
-  event(event: TransportEvent | NotificationEvent): void {
-    this.select(event, this.subscriber)
-  }
+  abstract notification(notification: Notification): void
+  abstract event(event: StatusEvent | TransportErrorEvent): void
   complete(): void {
     this.subscriber.complete()
   }
+  unsubscribe(): void {
+    this.pool.release(this)
+  }
 }
+
+class EventsView extends ViewListener<NotificationEvent> {
+  notification(notification: Notification): void {
+    this.subscriber.next(Object.freeze({ type: 'notification', notification }))
+  }
+  event(event: StatusEvent | TransportErrorEvent): void {
+    this.subscriber.next(event)
+  }
+}
+
+class NotificationsView extends ViewListener<Notification> {
+  notification(notification: Notification): void {
+    this.subscriber.next(notification)
+  }
+  event(): void {}
+}
+
+class StatusView extends ViewListener<SocketStatus> {
+  notification(): void {}
+  event(event: StatusEvent | TransportErrorEvent): void {
+    if (event.type === 'status') this.subscriber.next(event.status)
+  }
+}
+
+type View<T> = new (subscriber: Subscriber<T>, pool: SocketPool) => ViewListener<T>
+
+/** A live stream of one account; subscribing puts a view listener in the pool (a subclass: no closure per stream). */
+class PoolObservable<T> extends Observable<T> {
+  constructor(
+    private readonly pool: SocketPool,
+    private readonly solver: ResolvedSolver,
+    private readonly account: Address,
+    private readonly View: View<T>,
+  ) {
+    super()
+  }
+  // rxjs calls `_subscribe` (its documented extension point, as Subject uses it); not in its public typings.
+  protected _subscribe(subscriber: Subscriber<T>): TeardownLogic {
+    const listener = new this.View(subscriber, this.pool)
+    this.pool.acquire(this.solver, this.account, listener)
+    return listener
+  }
+}
+
+/**
+ * What makes resume streams possible, given by the full client (it needs search): a listener that sits
+ * between the socket and the subscriber. Kept out of `createStreamClient` so a live-only bundle carries
+ * no backfill code.
+ */
+export type ResumeFeature = (args: {
+  out: StreamListener
+  solver: ResolvedSolver
+  account: Address
+  options: StreamOptions
+  pool: SocketPool
+  transport: TransportOptions
+}) => Listener & Lease & { dispose(): void }
 
 /**
  * Creates the live client over one shared, reconnecting, multiplexing socket pool. Bad parameters
@@ -94,44 +148,36 @@ class SubscriberListener<T> implements Listener, StreamListener {
  */
 export function createStreamClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C>,
-  backfillFor?: (solver: ResolvedSolver, account: Address, maxRows: number) => BackfillFetch,
+  resume?: ResumeFeature,
 ): NotificationsStreamClient<C> {
   const resolved = resolveClientOptions(options)
   const stats = createTransportStats()
   const pool = new SocketPool(resolved, stats)
   const { config } = options
 
-  const stream = <T>(params: StreamParams<C>, select: Select<T>, streamOptions?: StreamOptions): Observable<T> => {
+  const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): Observable<T> => {
     assertAddress(params?.account)
     const account = params.account
     // Resolved once per call; the config hands out one object per solver, which keys the pool.
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
-    if (streamOptions?.resume !== true) {
-      return new Observable<T>((subscriber) => pool.acquire(solver, account, new SubscriberListener(subscriber, select)))
-    }
-    if (!backfillFor) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
+    if (streamOptions?.resume !== true) return new PoolObservable(pool, solver, account, View)
+    if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     return new Observable<T>((subscriber) => {
       // Resume streams put a gap filler between the socket and the subscriber.
-      const filler = new GapFiller(new SubscriberListener(subscriber, select), {
-        fetch: backfillFor(solver, account, streamOptions.maxBackfillRows ?? 1_000),
-        timers: pool.timers,
-        backoff: resolved,
-        random: resolved.random,
-        dedupeWindow: streamOptions.dedupeWindow ?? 2_048,
-      })
-      const release = pool.acquire(solver, account, filler)
+      const filler = resume({ out: new View(subscriber, pool), solver, account, options: streamOptions, pool, transport: resolved })
+      pool.acquire(solver, account, filler)
       return () => {
         filler.dispose()
-        release()
+        pool.release(filler)
       }
     })
   }
 
   return {
     config,
-    events: (params, streamOptions) => stream(params, allEvents, streamOptions),
-    notifications: (params, streamOptions) => stream(params, notificationsOnly, streamOptions),
-    status: (params) => stream(params, statusOnly).pipe(distinctUntilChanged()),
+    events: (params, streamOptions) => stream(params, EventsView, streamOptions),
+    notifications: (params, streamOptions) => stream(params, NotificationsView, streamOptions),
+    status: (params) => stream(params, StatusView).pipe(distinctUntilChanged()),
     stats: () => ({
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },

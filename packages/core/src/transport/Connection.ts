@@ -29,7 +29,13 @@ type Handle = ReturnType<typeof setTimeout> | undefined
 type Detail = Omit<TransportStatusEvent, 'type' | 'status'>
 
 const noop = () => {}
-const IDLE_EVENT: TransportStatusEvent = Object.freeze({ type: 'status', status: 'idle', attempt: 0 })
+
+/** What tells Node's ws apart from WHATWG sockets (which have neither). */
+interface NodeWebSocketExtras {
+  pause?: () => void
+  on?: (event: 'message', listener: (data: { toString(): string }, isBinary: boolean) => void) => unknown
+}
+const IDLE_EVENT: TransportStatusEvent = /* @__PURE__ */ Object.freeze({ type: 'status', status: 'idle', attempt: 0 })
 
 /**
  * One logical connection: dials (through the dial gate), sends the subscribe frame first on every
@@ -171,8 +177,16 @@ export class Connection {
     ws.onopen = () => {
       if (this.ws === ws) this.opened(ws)
     }
-    ws.onmessage = (event) => {
-      if (this.ws === ws) this.host.onFrame(event.data)
+    const node = ws as NodeWebSocketExtras
+    if (typeof node.pause === 'function' && typeof node.on === 'function') {
+      // Node's ws: its own 'message' event skips the MessageEvent its onmessage shim allocates per frame (P3).
+      node.on('message', (data: { toString(): string }, isBinary: boolean) => {
+        if (this.ws === ws) this.host.onFrame(isBinary ? data : data.toString())
+      })
+    } else {
+      ws.onmessage = (event) => {
+        if (this.ws === ws) this.host.onFrame(event.data)
+      }
     }
     ws.onclose = (event) => {
       if (this.ws !== ws) return

@@ -4,7 +4,7 @@ import { protocols } from '../protocol/protocols.js'
 import type { Address } from '../utils/address.js'
 import { DialGate } from './DialGate.js'
 import type { LifecycleEvent } from './Lifecycle.js'
-import { type RouterContext, SocketRouter } from './SocketRouter.js'
+import { type Route, type RouterContext, SocketRouter } from './SocketRouter.js'
 import { Timers } from './Timers.js'
 import type { Listener } from './TransportEvent.js'
 import type { TransportOptions } from './TransportOptions.js'
@@ -28,6 +28,8 @@ class Endpoint {
   ) {}
 
   routerFor(key: string): SocketRouter {
+    // One unbounded hub carries every account: no per-account index to keep (SPEC §10 P1).
+    if (this.capacity === Number.POSITIVE_INFINITY && this.filling) return this.filling
     const existing = this.byAccount.get(key)
     if (existing) return existing
     let router: SocketRouter | undefined
@@ -41,18 +43,27 @@ class Endpoint {
       this.ctx.onCreated(router)
     }
     this.filling = router
-    this.byAccount.set(key, router)
+    if (this.capacity !== Number.POSITIVE_INFINITY) this.byAccount.set(key, router)
     return router
   }
 
   forgetAccount(router: SocketRouter, key: string): void {
-    if (this.byAccount.get(key) === router) this.byAccount.delete(key)
+    if (this.capacity !== Number.POSITIVE_INFINITY && this.byAccount.get(key) === router) this.byAccount.delete(key)
   }
 
   forgetRouter(router: SocketRouter): void {
     this.routers.delete(router)
     if (this.filling === router) this.filling = undefined
   }
+}
+
+/**
+ * Where a subscriber sits in the pool, written by `acquire` into the listener itself so a subscription
+ * costs no release closure (SPEC §10 P1). Both undefined when not (or no longer) in the pool.
+ */
+export interface Lease {
+  router: SocketRouter | undefined
+  route: Route | undefined
 }
 
 /**
@@ -80,23 +91,28 @@ export class SocketPool {
     return this.closed
   }
 
-  /** Subscribes `listener` to `account` on the solver's socket; returns the release function (idempotent). */
-  acquire(solver: ResolvedSolver, account: Address, listener: Listener): () => void {
+  /** Subscribes `listener` to `account` on the solver's socket; {@link release} undoes it. */
+  acquire(solver: ResolvedSolver, account: Address, listener: Listener & Lease): void {
     if (this.closed) {
       listener.event({ type: 'status', status: 'closed', attempt: 0, closeReason: 'client closed' })
       listener.complete()
-      return noop
+      return
     }
     const endpoint = this.endpoints.get(solver) ?? this.createEndpoint(solver)
     const key = account.toLowerCase()
     const router = endpoint.routerFor(key)
     const route = router.add(account, key, listener)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      if (!router.isGone) router.remove(route, listener)
-    }
+    listener.router = router
+    listener.route = route
+    router.announce(route, listener)
+  }
+
+  /** Takes a listener out of the pool; idempotent. Its account (then socket) goes after `lingerMs`. */
+  release(listener: Listener & Lease): void {
+    const { router, route } = listener
+    listener.router = undefined
+    listener.route = undefined
+    if (router && route && !router.isGone) router.remove(route, listener)
   }
 
   /** Terminal close of every socket; later acquisitions get `closed` at once. */
@@ -163,5 +179,3 @@ export class SocketPool {
     return out
   }
 }
-
-const noop = () => {}

@@ -5,7 +5,8 @@ import { normalizeFrame } from '../protocol/normalizeNotification.js'
 import type { ProtocolModule } from '../protocol/ProtocolModule.js'
 import type { Address } from '../utils/address.js'
 import { Connection, type ConnectionContext, type ConnectionHost } from './Connection.js'
-import type { Listener, TransportEvent, TransportStatusEvent } from './TransportEvent.js'
+import type { Notification } from '../protocol/types.js'
+import type { Listener, TransportErrorEvent, TransportStatusEvent } from './TransportEvent.js'
 
 /** The subscribers of one account on a socket; kept for `lingerMs` after the last one leaves. */
 export interface Route {
@@ -29,7 +30,7 @@ export interface RouterContext extends ConnectionContext {
   onGone(router: SocketRouter): void
 }
 
-const NO_LISTENERS: readonly Listener[] = Object.freeze([])
+const NO_LISTENERS: readonly Listener[] = /* @__PURE__ */ Object.freeze([])
 let decoder: TextDecoder | undefined
 
 /**
@@ -64,7 +65,10 @@ export class SocketRouter implements ConnectionHost {
     return this.gone
   }
 
-  /** Adds a subscriber of `account` (`key` its lowercase); it hears the current status at once, then every change. */
+  /**
+   * Adds a subscriber of `account` (`key` its lowercase). Nothing is reported yet: the caller records
+   * the lease first, then calls {@link announce}, so a listener releasing from its first report is found.
+   */
   add(account: Address, key: string, listener: Listener): Route {
     let route = this.routes.get(key)
     if (route) {
@@ -79,10 +83,13 @@ export class SocketRouter implements ConnectionHost {
       }
     }
     this.ctx.stats.subscriptions++
-    // The first subscriber starts the connection, whose `connecting` report reaches it; later ones hear the current state.
+    return route
+  }
+
+  /** The new subscriber hears the current state; the first one starts the connection, whose `connecting` report reaches it. */
+  announce(route: Route, listener: Listener): void {
     if (this.connection.status === 'idle') this.connection.start()
     else listener.event(this.statusFor(route))
-    return route
   }
 
   /** Removes a subscriber; its account (and then the socket) goes after `lingerMs` unless re-added. */
@@ -138,7 +145,7 @@ export class SocketRouter implements ConnectionHost {
   }
 
   onError(error: ServiceError): void {
-    const event: TransportEvent = Object.freeze({ type: 'error', error })
+    const event: TransportErrorEvent = Object.freeze({ type: 'error', error })
     for (const route of this.routes.values()) this.emit(route, event)
   }
 
@@ -174,7 +181,7 @@ export class SocketRouter implements ConnectionHost {
       'live',
     )
     frames.delivered++
-    this.emit(route, Object.freeze({ type: 'notification', notification }))
+    this.deliver(route, notification)
   }
 
   // internals
@@ -195,13 +202,24 @@ export class SocketRouter implements ConnectionHost {
     return this.joiningEvent
   }
 
-  private emit(route: Route, event: TransportEvent): void {
+  private emit(route: Route, event: TransportStatusEvent | TransportErrorEvent): void {
     const listeners = route.listeners
     for (let i = 0; i < listeners.length; i++) {
       try {
         listeners[i]!.event(event)
       } catch {
         // A subscriber's own failure never reaches the socket or other subscribers.
+      }
+    }
+  }
+
+  private deliver(route: Route, notification: Notification): void {
+    const listeners = route.listeners
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        listeners[i]!.notification(notification)
+      } catch {
+        // as in emit
       }
     }
   }

@@ -22,14 +22,22 @@ export interface TransportStatusEvent {
   readonly closeReason?: string
 }
 
-/** What the transport delivers to one subscriber of an account. */
-export type TransportEvent =
-  | { readonly type: 'notification'; readonly notification: Notification }
-  | TransportStatusEvent
-  | { readonly type: 'error'; readonly error: ServiceError }
+/** A transport problem a subscriber is told about; the stream goes on. */
+export interface TransportErrorEvent {
+  readonly type: 'error'
+  readonly error: ServiceError
+}
 
-/** One subscriber of an account on a socket. */
+/** What the transport delivers to one subscriber of an account. */
+export type TransportEvent = { readonly type: 'notification'; readonly notification: Notification } | TransportStatusEvent | TransportErrorEvent
+
+/**
+ * One subscriber of an account on a socket. Notifications come by their own method, so the frame path
+ * allocates no event object for subscribers that only want notifications (SPEC §10 P3).
+ */
 export interface Listener {
-  event(event: TransportEvent): void
+  /** one object per frame, shared by every subscriber of the account */
+  notification(notification: Notification): void
+  event(event: TransportStatusEvent | TransportErrorEvent): void
   complete(): void
 }

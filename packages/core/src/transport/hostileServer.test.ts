@@ -210,3 +210,50 @@ describe('dead sockets and close codes', () => {
     c.close()
   })
 })
+
+describe('maxAccountsPerHub and the dial gate', () => {
+  const acct = (i: number) => `0x${(i + 1).toString(16).padStart(40, '0')}` as `0x${string}`
+
+  it('a rasa endpoint opens another hub beyond maxAccountsPerHub, each hub with its own share of the list', async () => {
+    const c = client({ maxAccountsPerHub: 2, lingerMs: 1000 })
+    const subs = [0, 1, 2, 3, 4].map((i) => c.notifications({ account: acct(i) }).subscribe())
+    expect(FakeWebSocket.instances).toHaveLength(3)
+    for (const ws of FakeWebSocket.instances) ws.open()
+    expect(FakeWebSocket.instances.map((ws) => JSON.parse(ws.sent[0]!).address)).toEqual([[acct(0), acct(1)], [acct(2), acct(3)], [acct(4)]])
+    // a second subscriber of an account joins the hub that already has it
+    subs.push(c.notifications({ account: acct(3).toUpperCase().replace('0X', '0x') as `0x${string}` }).subscribe())
+    await Promise.resolve()
+    expect(FakeWebSocket.instances.map((ws) => ws.sent.length)).toEqual([1, 1, 1])
+    // a freed slot (after linger) takes the next new account
+    subs[1]!.unsubscribe()
+    vi.advanceTimersByTime(1000)
+    await Promise.resolve()
+    expect(JSON.parse(FakeWebSocket.instances[0]!.sent.at(-1)!).address).toEqual([acct(0)])
+    subs.push(c.notifications({ account: acct(5) }).subscribe())
+    await Promise.resolve()
+    expect(FakeWebSocket.instances).toHaveLength(3)
+    expect(c.stats().sockets).toBe(3)
+    c.close()
+  })
+
+  it('no more than maxConcurrentDials dials are in flight; the rest wait their turn in order', () => {
+    const c = client({ maxConcurrentDials: 2 })
+    const events = [0, 1, 2, 3].map((i) => record(c.status({ account: acct(i), solverId: 'enigma' })))
+    expect(FakeWebSocket.instances.map((ws) => ws.url)).toHaveLength(2)
+    expect(events.map((e) => e.values)).toEqual([['connecting'], ['connecting'], ['connecting'], ['connecting']])
+    FakeWebSocket.instances[0]!.open()
+    expect(FakeWebSocket.instances).toHaveLength(3)
+    FakeWebSocket.instances[1]!.drop(1006) // a failed dial frees its slot too
+    expect(FakeWebSocket.instances).toHaveLength(4)
+    expect(JSON.parse(FakeWebSocket.instances[2]!.sent[0] ?? '{"channel_patterns":[{"address":"none"}]}').channel_patterns[0].address).toBe('none')
+    FakeWebSocket.instances[2]!.open()
+    expect(JSON.parse(FakeWebSocket.instances[2]!.sent[0]!).channel_patterns[0].address).toBe(acct(2))
+    // a waiting dial released before its turn never dials
+    const late = c.status({ account: acct(9), solverId: 'enigma' }).subscribe()
+    late.unsubscribe()
+    FakeWebSocket.instances[3]!.open()
+    vi.runOnlyPendingTimers()
+    expect(FakeWebSocket.instances.filter((ws) => ws.sent.some((s) => s.includes(acct(9))))).toEqual([])
+    c.close()
+  })
+})
