@@ -1,4 +1,4 @@
-import { type Address, type NotificationEvent, createConfig, createNotificationsClient, formatNotification } from '@solver-notifications/core'
+import { type Address, type NotificationEvent, createConfig, createNotificationsClient, formatNotification, memoryCheckpoints } from '@solver-notifications/core'
 import { startSolverSimulator } from '@solver-notifications/testkit'
 
 // Two solvers of different protocols on one chain, each backed by a local simulator.
@@ -28,11 +28,7 @@ const print = (solverId: string, account: string) => (event: NotificationEvent) 
   if (event.type === 'notification') console.log(`  ${formatNotification(event.notification)}`)
   else if (event.type === 'error') console.log(`! ${solverId} ${short(account)} ${event.error.code}: ${event.error.message}`)
   else if (event.backfill) {
-    console.log(
-      event.backfill.state === 'started'
-        ? `• ${solverId} ${short(account)} backfill started`
-        : `• ${solverId} ${short(account)} backfill recovered ${event.backfill.state === 'finished' ? event.backfill.recovered : 0} notification(s) missed while disconnected`,
-    )
+    if (event.backfill.state !== 'started') console.log(`• ${solverId} ${short(account)} backfill recovered ${event.backfill.recovered} notification(s) the live stream did not have`)
   } else {
     const detail = [
       event.attempt ? `attempt ${event.attempt}` : '',
@@ -43,12 +39,26 @@ const print = (solverId: string, account: string) => (event: NotificationEvent) 
   }
 }
 
-// resume: after a reconnect, what was published meanwhile is backfilled from history, once each.
-const subscriptions = watched.map(({ account, solverId }) => client.events({ account, solverId }, { resume: true }).subscribe(print(solverId, account)))
-// `open` means the subscribe frame was sent; wait until each simulator has it before publishing.
-for (const { account, solverId } of watched) await (solverId === 'alpha' ? enigma : rasa).waitForSubscribers(account)
-
 const simOf = { alpha: enigma, beta: rasa }
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// Where each stream's position is kept; a browser would use webStorageCheckpoints() (localStorage).
+const checkpoint = memoryCheckpoints()
+
+console.log('— first load: the app reads history, then subscribes from the time of that snapshot —')
+const snapshotAt = Math.floor(Date.now() / 1000)
+const snapshot = await client.search({ solverId: 'alpha', account: watched[0]!.account })
+console.log(`snapshot: ${snapshot.total} stored documents; two lifecycles are published before the app subscribes`)
+await enigma.instantOpen(watched[0]!.account)
+await rasa.instantOpen(watched[1]!.account)
+// resume: the first subscription backfills from the snapshot (nothing between the two is lost),
+// every reconnect backfills what was missed, and positions are kept in the checkpoint store.
+const subscribe = (c: typeof client) =>
+  watched.map(({ account, solverId }) => c.events({ account, solverId }, { resume: { since: snapshotAt, checkpoint } }).subscribe(print(solverId, account)))
+let subscriptions = subscribe(client)
+// `open` means the subscribe frame was sent; wait until each simulator has it before publishing.
+for (const { account, solverId } of watched) await simOf[solverId].waitForSubscribers(account)
+await pause(300) // let the first-load backfills print before the live section starts
+
 const quotes = new Map<string, number>()
 async function step(round: number) {
   for (const { account, solverId } of watched) {
@@ -65,7 +75,6 @@ async function step(round: number) {
   }
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 console.log('— live notifications —')
 // Paced so a person can follow it; the whole demo takes a few seconds.
 for (let round = 0; round < 3; round++) {
@@ -82,16 +91,27 @@ for (let round = 4; round < 6; round++) {
   await pause(300)
 }
 
+console.log('— reload: the page goes away, one round is published, a new client resumes from the checkpoints —')
+for (const s of subscriptions) s.unsubscribe()
+client.close()
+while (enigma.connections().length + rasa.connections().length > 0) await pause(20) // the old page's sockets are gone
+await step(6)
+const reloaded = createNotificationsClient({ config, reconnect: { baseDelayMs: 300 } })
+subscriptions = watched.map(({ account, solverId }) => reloaded.events({ account, solverId }, { resume: { checkpoint } }).subscribe(print(solverId, account)))
+for (const { account, solverId } of watched) await simOf[solverId].waitForSubscribers(account)
+await step(7)
+await pause(500)
+
 console.log('— search —')
-const history = await client.search({ solverId: 'alpha', account: watched[0]!.account, size: 5 })
+const history = await reloaded.search({ solverId: 'alpha', account: watched[0]!.account, size: 5 })
 console.log(`enigma: ${history.total} stored documents for ${short(watched[0]!.account)}, newest ${history.rows.length}:`)
 for (const row of history.rows) console.log(`  ${row.data.last_seen_action} ${row.data.action_status} quote ${row.primary_identifier}`)
-const states = await client.search({ solverId: 'beta', account: watched[1]!.account })
+const states = await reloaded.search({ solverId: 'beta', account: watched[1]!.account })
 console.log(`rasa: ${states.count} position states for ${short(watched[1]!.account)}:`)
 for (const row of states.rows) console.log(`  quote ${row.quote_id} ${row.last_seen_action} ${row.action_status}`)
 
-const stats = client.stats()
-console.log(`— stats — sockets ${stats.sockets}, frames received ${stats.frames.received}, delivered ${stats.frames.delivered}, reconnects ${stats.reconnects}`)
+const stats = reloaded.stats()
+console.log(`— stats of the reloaded client — sockets ${stats.sockets}, frames received ${stats.frames.received}, delivered ${stats.frames.delivered}, backfills ${stats.backfills.runs} (recovered ${stats.backfills.recovered})`)
 for (const s of subscriptions) s.unsubscribe()
-client.close()
+reloaded.close()
 await Promise.all([enigma.close(), rasa.close()])

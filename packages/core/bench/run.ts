@@ -4,6 +4,7 @@ import { runB3, runB4 } from './b3b4-hub.js'
 import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
 import { runPHub } from './p-hub.js'
+import { runResume } from './resume.js'
 import { runScale } from './scale.js'
 
 // Benchmarks print figures and same-run ratios; they never fail CI on a noisy machine.
@@ -16,6 +17,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   B5: runB5,
   B7: runB7,
   P: runPHub,
+  RESUME: runResume,
   SCALE: runScale,
 }
 for (const [id, run] of Object.entries(suites)) {

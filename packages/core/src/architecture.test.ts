@@ -58,11 +58,13 @@ it('pins the public exports, so the surface changes only on purpose', () => {
       "formatNotification",
       "isAddress",
       "isServiceError",
+      "memoryCheckpoints",
       "normalizeNotification",
       "parseNotificationFrame",
       "searchNotifications",
       "searchPages",
       "toNotification",
+      "webStorageCheckpoints",
     ]
   `)
   expect(Object.keys(query).sort()).toMatchInlineSnapshot(`

@@ -27,7 +27,10 @@ export class EnigmaHistory {
   private readonly docs: StoredDocument[] = []
   private seq = 0
 
-  constructor(private readonly channel: string) {}
+  constructor(
+    private readonly channel: string,
+    private readonly order: EnigmaOrder = 'newest',
+  ) {}
 
   add(frame: SimulatorFrame, envelope: { address: string; primary: number; secondary: number | null }): StoredDocument {
     const now = Math.floor(Date.now() / 1000)
@@ -50,7 +53,7 @@ export class EnigmaHistory {
   }
 
   /** `POST /api/v1/search` with `{ query, start, size }`; throws {@link BadRequest} on a bad body. */
-  search(body: unknown): { total: number; count: number; data: StoredDocument[] } {
+  search(body: unknown): { total: number; count: number; data?: StoredDocument[] } {
     if (!isRecord(body)) throw new BadRequest('body must be a JSON object { query, start, size }')
     const query = body.query ?? {}
     if (!isRecord(query)) throw new BadRequest('query must be an object of exact-equality filters')
@@ -70,10 +73,30 @@ export class EnigmaHistory {
       const doc = this.docs[i]!
       if (filters.every(([path, value]) => equals(readPath(doc, path), value))) matched.push(doc)
     }
-    matched.sort((a, b) => b.modify_time - a.modify_time)
+    if (this.order === 'newest') matched.sort((a, b) => b.modify_time - a.modify_time)
+    else if (this.order === 'oldest') matched.reverse()
+    else matched.sort((a, b) => scramble(a.id) - scramble(b.id))
+    // The real service omits `data` when nothing matched.
+    if (matched.length === 0) return { total: 0, count: 0 }
     const data = matched.slice(start, start + size)
     return { total: matched.length, count: data.length, data }
   }
+}
+
+/**
+ * How enigma history is ordered: the real service promises no order, so clients must not rely on one.
+ * `shuffled` is a fixed pseudo-random order (stable across pages), `newest` the default.
+ *
+ * @example
+ * await startSolverSimulator({ protocol: 'enigma', enigmaOrder: 'shuffled' })
+ */
+export type EnigmaOrder = 'newest' | 'oldest' | 'shuffled'
+
+/** A stable pseudo-random rank of a document id. */
+function scramble(id: string): number {
+  let hash = 2166136261
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 16777619)
+  return hash >>> 0
 }
 
 function readPath(doc: StoredDocument, path: string[]): unknown {

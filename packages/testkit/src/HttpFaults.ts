@@ -20,6 +20,8 @@ export interface HttpFault {
   destroy?: boolean
   /** Answer 200 with this text as the body (e.g. not JSON, or JSON of the wrong shape). */
   rawBody?: string
+  /** Send the real response's headers at once, then its body in small pieces spread over this long. */
+  trickleMs?: number
 }
 
 /** Queue of injected faults, consumed one response at a time. */
@@ -37,8 +39,11 @@ export class HttpFaults {
     this.timers.clear()
   }
 
-  /** Applies the next fault; returns true when the response was fully handled by it. */
-  async apply(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  /**
+   * Applies the next fault; returns true when the response was fully handled by it, or a trickle
+   * duration the real response is then sent with.
+   */
+  async apply(req: IncomingMessage, res: ServerResponse): Promise<boolean | { trickleMs: number }> {
     const fault = this.queue[0]
     if (!fault) return false
     if (--fault.left <= 0) this.queue.shift()
@@ -65,6 +70,31 @@ export class HttpFaults {
       res.writeHead(fault.status, headers).end(JSON.stringify(fault.body ?? { error: `injected ${fault.status}` }))
       return true
     }
+    if (fault.trickleMs) return { trickleMs: fault.trickleMs }
     return false
+  }
+
+  /** Writes `text` in 20 pieces spread over `ms`, after the headers (which go at once). */
+  trickle(res: ServerResponse, status: number, text: string, ms: number): void {
+    res.writeHead(status, { 'content-type': 'application/json' })
+    res.flushHeaders()
+    const pieces = 20
+    const size = Math.ceil(text.length / pieces)
+    let sent = 0
+    const next = () => {
+      if (res.destroyed) return
+      res.write(text.slice(sent, sent + size))
+      sent += size
+      if (sent >= text.length) {
+        res.end()
+        return
+      }
+      const timer = setTimeout(() => {
+        this.timers.delete(timer)
+        next()
+      }, ms / pieces)
+      this.timers.add(timer)
+    }
+    next()
   }
 }

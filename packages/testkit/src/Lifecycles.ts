@@ -39,7 +39,7 @@ export class Lifecycles {
   ) {}
 
   /** Strictly increasing unix seconds: real time when possible, deterministic from `startTime` when given. */
-  private tick(): number {
+  tick(): number {
     const now = this.startTime === undefined ? Math.floor(Date.now() / 1000) : this.startTime
     this.lastTime = Math.max(now, this.lastTime + 1)
     return this.lastTime

@@ -1,4 +1,4 @@
-export type { StoredDocument } from './EnigmaHistory.js'
+export type { EnigmaOrder, StoredDocument } from './EnigmaHistory.js'
 export type { HttpFault } from './HttpFaults.js'
 export type { LifecycleResult } from './Lifecycles.js'
 export { startSolverSimulator, type SolverSimulator, type SolverSimulatorOptions } from './startSolverSimulator.js'

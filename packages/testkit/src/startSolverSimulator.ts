@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
 import { BadRequest, isRecord } from './BadRequest.js'
-import { EnigmaHistory, type StoredDocument } from './EnigmaHistory.js'
+import { type EnigmaOrder, EnigmaHistory, type StoredDocument } from './EnigmaHistory.js'
 import { type HttpFault, HttpFaults } from './HttpFaults.js'
 import { type LifecycleResult, Lifecycles } from './Lifecycles.js'
 import { RasaHistory } from './RasaHistory.js'
@@ -24,6 +24,8 @@ export interface SolverSimulatorOptions {
   host?: string
   /** enigma: send `data` as a JSON string, as some servers do. */
   enigmaDataAsString?: boolean
+  /** enigma: order of search results (default newest first; the real service promises none). */
+  enigmaOrder?: EnigmaOrder
   /** Start of the lifecycle clock in unix seconds, for deterministic `modify_time` values. */
   clockStart?: number
 }
@@ -70,6 +72,11 @@ export interface SolverSimulator {
   documents(): readonly StoredDocument[]
   /** rasa: the latest state per quote. */
   positionStates(): SimulatorFrame[]
+  /**
+   * The next `modify_time` of the simulator's clock (unix seconds, strictly increasing, shared with the
+   * scripted lifecycles), for hand-made frames that must sort with them as a real server's would.
+   */
+  tick(): number
   instantOpen(account: string, options?: { amount?: string; price?: string }): Promise<LifecycleResult>
   fill(quoteId: number): Promise<LifecycleResult>
   closeRequest(quoteId: number): Promise<LifecycleResult>
@@ -101,7 +108,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   if (protocol !== 'enigma' && protocol !== 'rasa') throw new Error('protocol must be "enigma" or "rasa"')
   const channel = options.channel ?? 'Simulator_Channel'
   const host = options.host ?? '127.0.0.1'
-  const enigma = new EnigmaHistory(channel)
+  const enigma = new EnigmaHistory(channel, options.enigmaOrder)
   const rasa = new RasaHistory()
   const faults = new HttpFaults()
   const requests: Array<{ method: string; url: string; body: unknown }> = []
@@ -312,7 +319,11 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' }).end()
       return
     }
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    let trickleMs = 0
+    const send = (status: number, body: unknown) => {
+      if (trickleMs > 0) faults.trickle(res, status, JSON.stringify(body), trickleMs)
+      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    }
     let body: unknown
     try {
       body = await readJson(req)
@@ -322,7 +333,9 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       return
     }
     requests.push({ method: req.method ?? 'GET', url: url.pathname + url.search, body })
-    if (await faults.apply(req, res)) return
+    const applied = await faults.apply(req, res)
+    if (applied === true) return
+    if (applied) trickleMs = applied.trickleMs
     try {
       if (req.method === 'GET' && url.pathname === '/health') return void send(200, { ok: true, protocol })
       if (protocol === 'enigma' && req.method === 'POST' && /^(\/notification)?\/api\/v1\/search$/.test(url.pathname)) {
@@ -402,6 +415,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     httpRequests: () => [...requests],
     documents: () => enigma.all(),
     positionStates: () => rasa.all(),
+    tick: () => lifecycles.tick(),
     instantOpen: (account, o) => lifecycles.instantOpen(account, o),
     fill: (quoteId) => lifecycles.fill(quoteId),
     closeRequest: (quoteId) => lifecycles.closeRequest(quoteId),

@@ -6,7 +6,8 @@ import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient } from '../stream/createStreamClient.js'
-import { GapFiller } from '../stream/GapFiller.js'
+import { checkpointKey } from '../stream/resume/CheckpointStore.js'
+import { ResumeStream } from '../stream/resume/ResumeStream.js'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -33,9 +34,24 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
 ): NotificationsClient<C> {
   const http = options.search ?? {}
-  const stream = createStreamClient(options, ({ out, solver, account, options: streamOptions, pool, transport }) => {
-    const fetch = createBackfill(http)(solver, account, streamOptions.maxBackfillRows ?? 1_000)
-    return new GapFiller(out, { fetch, timers: pool.timers, backoff: transport, random: transport.random, dedupeWindow: streamOptions.dedupeWindow ?? 2_048 })
+  const backfill = createBackfill(http)
+  const stream = createStreamClient(options, ({ out, solver, account, options: resume, pool, transport, stats }) => {
+    return new ResumeStream(out, {
+      fetch: backfill(solver, account),
+      timers: pool.timers,
+      backoff: transport,
+      random: transport.random,
+      stats,
+      key: checkpointKey(solver.chainId, solver.solverId, account),
+      settings: {
+        since: resume.since,
+        checkpoint: resume.checkpoint,
+        maxBackfillRows: resume.maxBackfillRows ?? 10_000,
+        maxHeldFrames: resume.maxHeldFrames ?? 10_000,
+        sweepIntervalMs: resume.sweepIntervalMs,
+        dedupeWindow: resume.dedupeWindow ?? 2_048,
+      },
+    })
   })
   return {
     ...stream,

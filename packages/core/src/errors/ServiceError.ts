@@ -18,6 +18,12 @@ export type ServiceErrorCode =
   | 'SOCKET'
   /** an adapter callback (onNotification, onStatusChange) threw; reported, the stream goes on */
   | 'CALLBACK'
+  /** a resume backfill could not cover the gap within maxBackfillRows: reload the snapshot */
+  | 'BACKFILL_TRUNCATED'
+  /** a notification's modify_time is not plausible unix seconds; delivered, but it orders nothing */
+  | 'IMPLAUSIBLE_TIMESTAMP'
+  /** a resume checkpoint could not be read or written */
+  | 'CHECKPOINT'
 
 /**
  * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.

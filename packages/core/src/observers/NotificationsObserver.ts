@@ -6,6 +6,7 @@ import type { Notification } from '../protocol/types.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import type { Address } from '../utils/address.js'
 import type { NotificationsClient } from '../client/createNotificationsClient.js'
+import type { ResumeOptions } from '../stream/createStreamClient.js'
 import type { StatusEvent } from '../stream/NotificationEvent.js'
 
 /**
@@ -21,8 +22,8 @@ export interface UseNotificationsOptions<C extends NotificationsConfigInput = Re
   chainId?: number | undefined
   /** one of the configured solver ids (typed once a config is {@link Register}ed) */
   solverId?: SolverId<C> | undefined
-  /** gap-free: backfill what was missed while disconnected (see `StreamOptions.resume`) */
-  resume?: boolean | undefined
+  /** gap-free: backfill whatever may have been missed (see `ResumeOptions`) */
+  resume?: boolean | ResumeOptions | undefined
   onNotification?: ((notification: Notification) => void) | undefined
   onStatusChange?: ((status: SocketStatus, event: StatusEvent | undefined) => void) | undefined
   onError?: ((error: ServiceError) => void) | undefined
@@ -93,7 +94,10 @@ export class NotificationsObserver {
 
   private key(): string | undefined {
     const { account, enabled = true, chainId, solverId, resume } = this.options
-    return account && enabled ? `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resume === true}` : undefined
+    if (!account || !enabled) return undefined
+    // Resume options written inline change identity every render: only their values move the subscription.
+    const resumeKey = typeof resume === 'object' && resume !== null ? resumeIdentity(resume) : String(resume === true)
+    return `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resumeKey}`
   }
 
   private sync(): void {
@@ -153,4 +157,17 @@ export class NotificationsObserver {
     this.state = state
     for (const listener of [...this.listeners]) listener()
   }
+}
+
+/** The values of resume options that matter for a subscription; the checkpoint store by identity. */
+const stores = new WeakMap<object, number>()
+let nextStore = 0
+function resumeIdentity(resume: ResumeOptions): string {
+  const store = resume.checkpoint
+  let storeId = 0
+  if (store) {
+    storeId = stores.get(store) ?? ++nextStore
+    stores.set(store, storeId)
+  }
+  return `{${resume.since ?? ''},${storeId},${resume.maxBackfillRows ?? ''},${resume.maxHeldFrames ?? ''},${resume.sweepIntervalMs ?? ''},${resume.dedupeWindow ?? ''}}`
 }

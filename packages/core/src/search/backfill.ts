@@ -1,27 +1,81 @@
 import type { ResolvedSolver } from '../config/types.js'
 import { protocols } from '../protocol/protocols.js'
-import { toNotification } from '../protocol/toNotification.js'
+import { sealRaw } from '../protocol/frame.js'
+import { normalizeFrame } from '../protocol/normalizeNotification.js'
 import type { Notification } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
 import type { SearchHttpOptions } from './postJson.js'
-import { pagesOf } from './searchPages.js'
+import { searchSolver } from './searchNotifications.js'
 
-/** Fetches stored notifications of a subscription's account with `modify_time` at or after `since`. */
-export type BackfillFetch = (since: number, signal: AbortSignal) => Promise<Notification[]>
+/** What a resume stream asks history for. */
+export interface BackfillRequest {
+  /** unix seconds: notifications changed at or after it */
+  since: number
+  /** rows to read at most, not counting rows the stream already delivered */
+  maxRows: number
+  /** whether the stream delivered this one already (live): such rows do not count against `maxRows` */
+  known(n: Notification): boolean
+  signal: AbortSignal
+}
 
-/** The history side of resume streams: an account's stored notifications at or after a watermark. */
+/** What history had: the account's notifications at or after `since`, and whether the gap was covered. */
+export interface BackfillResult {
+  notifications: Notification[]
+  /** set when `maxRows` stopped the walk before the end: `left` rows were not read */
+  truncated: { left: number } | undefined
+  /** rows of other accounts the service returned, skipped */
+  foreign: number
+}
+
+/** Fetches what a resume stream may have missed. */
+export type BackfillFetch = (request: BackfillRequest) => Promise<BackfillResult>
+
+/**
+ * The history side of resume streams: pages until the gap is covered (rasa: every state changed since,
+ * newest first; enigma: the account's whole history, in no promised order), bounded by `maxRows`.
+ * One attempt, one deadline per request: retrying (with backoff and `Retry-After`) is the stream's job,
+ * so a slow history never holds its live frames longer than one request.
+ */
 export function createBackfill(http: SearchHttpOptions) {
-  return (solver: ResolvedSolver, account: Address, maxRows: number): BackfillFetch =>
-    async (since, signal) => {
+  return (solver: ResolvedSolver, account: Address): BackfillFetch =>
+    async ({ since, maxRows, known, signal }) => {
       const { protocol } = solver.notifications
-      const params = protocols[protocol].search.backfillParams(account, since)
-      const found: Notification[] = []
-      for await (const page of pagesOf(solver, params, { ...http, signal, maxRows })) {
+      const module = protocols[protocol]
+      const size = module.search.pageSize
+      const params = { ...module.search.backfillParams(account, since), size }
+      const mine = account.toLowerCase()
+      const notifications: Notification[] = []
+      let foreign = 0
+      let read = 0
+      let start = 0
+      for (;;) {
+        const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal })
+        const total = module.search.totalOf(page)
         for (const row of page.rows) {
-          const n = toNotification(row, { protocol, chainId: solver.chainId, solverId: solver.solverId, account })
-          if (n.modifyTime === null || n.modifyTime >= since) found.push(n)
+          const decoded = module.decodeStored(row as Record<string, unknown>)
+          // A row of another account is never delivered as this one's.
+          if (decoded.address !== undefined && decoded.address.toLowerCase() !== mine) {
+            foreign++
+            continue
+          }
+          // These rows were parsed here and are never handed out: sealed in place, not copied.
+          const n = normalizeFrame(
+            sealRaw(decoded.raw),
+            protocol,
+            solver.chainId,
+            solver.solverId,
+            module.accountOf(decoded, account),
+            decoded.primaryIdentifier,
+            decoded.secondaryIdentifier,
+            'backfill',
+          )
+          if (known(n)) continue
+          read++
+          if (n.modifyTime === null || n.modifyTime >= since) notifications.push(n)
         }
+        start += page.rows.length
+        if (page.rows.length === 0 || page.rows.length < size || start >= total) return { notifications, truncated: undefined, foreign }
+        if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign }
       }
-      return found
     }
 }

@@ -8,7 +8,7 @@ import { ServiceRequestError } from '../errors/ServiceRequestError.js'
  * createNotificationsClient({ config, search: { timeoutMs: 5_000, retries: 1 } })
  */
 export interface SearchHttpOptions {
-  /** per attempt (10,000) */
+  /** per attempt, covering the response headers and the whole body (10,000) */
   timeoutMs?: number
   /** retries on network errors, 408, 429 and 5xx (2) */
   retries?: number
@@ -30,16 +30,33 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
   let text: string
   const json = JSON.stringify(body)
   // Looked up per call, so a fetch patched after import (mocks, polyfills) is the one used.
-  const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const fetcher: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  // Only what fetch itself throws is a network failure; anything else is a bug and is rethrown as is.
+  let transportFailure: unknown
+  let received = ''
+  const send = async (request: Request): Promise<Response> => {
+    try {
+      const response = await fetcher(request.url, { method, headers: JSON_HEADERS, body: json, signal: request.signal })
+      if (!response.ok) return response
+      // The body is read inside the attempt, so ky's per-attempt timeout covers it: a server that
+      // trickles its body cannot hold a search (or a resume stream waiting on it) past the deadline.
+      // ky gets an empty twin of the response (it only needs the status); the text is kept here.
+      received = await response.text()
+      return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers })
+    } catch (error) {
+      transportFailure = error
+      throw error
+    }
+  }
   try {
     // ky runs the policy (timeout, retries, Retry-After, HTTP errors); the body goes straight to fetch as
     // the string we hold. Given to ky, it would become a stream in a Request that ky tees before every
     // attempt, which B7 measured as the largest cost of a search on small pages.
-    const response = await ky.post(url, {
+    await ky.post(url, {
       signal,
       timeout: options.timeoutMs ?? 10_000,
       // ky always calls it with the Request it built; its signal carries ky's timeout and the caller's abort.
-      fetch: (request) => send((request as Request).url, { method, headers: JSON_HEADERS, body: json, signal: (request as Request).signal }),
+      fetch: (request) => send(request as Request),
       retry: {
         limit: options.retries ?? 2,
         methods: ['post'],
@@ -51,7 +68,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
         shouldRetry: ({ error }) => (signal?.aborted || error.name === 'AbortError' ? false : undefined),
       },
     })
-    text = await response.text()
+    text = received
   } catch (error) {
     if (signal?.aborted || (error as Error)?.name === 'AbortError') {
       throw fail('ABORTED', `Search aborted (${url}).`, { cause: error })
@@ -74,6 +91,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     if (error instanceof TimeoutError) {
       throw fail('TIMEOUT', `Search timed out after ${options.timeoutMs ?? 10_000} ms (${url}); raise search.timeoutMs or try again.`, { cause: error })
     }
+    if (transportFailure === undefined || error !== transportFailure) throw error
     throw fail('NETWORK', `Search could not reach ${url}: ${(error as Error)?.message ?? String(error)}. Check the URL and the network.`, { cause: error })
   }
   try {

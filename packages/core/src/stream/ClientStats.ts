@@ -1,13 +1,31 @@
 import type { TransportStats } from '../transport/TransportStats.js'
 
 /**
- * Counters of a client (SPEC §4.1): sockets, subscriptions, frames by fate, reconnects, timers.
- * `received = delivered + dropped.*` always holds.
+ * Counters of a client (SPEC §4.1, §11): sockets, subscriptions, frames by fate, reconnects, timers,
+ * and resume backfills. `received = delivered + dropped.control + malformed + oversize + unrouted`
+ * always holds for socket frames; `duplicate` and `stale` count what resume streams held back
+ * (per subscription, from live frames and history alike).
  *
  * @example
- * const { frames } = client.stats(); console.log(frames.dropped.malformed)
+ * const { frames, backfills } = client.stats(); console.log(frames.dropped.stale, backfills.truncated)
  */
 export interface ClientStats extends TransportStats {
-  /** timers pending inside the client (linger, backoff, heartbeat, connect timeout, backfill retry); 0 when idle */
+  frames: TransportStats['frames'] & {
+    dropped: TransportStats['frames']['dropped'] & { duplicate: number; stale: number }
+  }
+  /** resume backfills: started, notifications recovered, truncated and failed runs, and history rows of other accounts skipped */
+  backfills: { runs: number; recovered: number; truncated: number; failed: number; foreign: number }
+  /** timers pending inside the client (linger, backoff, heartbeat, connect timeout, backfill retry, sweep); 0 when idle */
   timers: number
+}
+
+/** Fresh counters; the transport increments its part, resume streams theirs. */
+export function createClientStats(): Omit<ClientStats, 'timers'> {
+  return {
+    sockets: 0,
+    subscriptions: 0,
+    frames: { received: 0, delivered: 0, dropped: { control: 0, malformed: 0, oversize: 0, unrouted: 0, duplicate: 0, stale: 0 } },
+    reconnects: 0,
+    backfills: { runs: 0, recovered: 0, truncated: 0, failed: 0, foreign: 0 },
+  }
 }

@@ -9,9 +9,23 @@ import type { TransportStatusEvent } from '../transport/TransportEvent.js'
  * if (e.type === 'status' && e.status === 'reconnecting') console.log(`retry #${e.attempt} in ${e.retryInMs} ms`)
  */
 export interface StatusEvent extends TransportStatusEvent {
-  /** resume streams only: a backfill of what was missed while disconnected started, or finished with `recovered` notifications */
-  readonly backfill?: { state: 'started' } | { state: 'finished'; recovered: number }
+  /** resume streams only: a backfill of what may have been missed started, finished, or stopped at its row limit */
+  readonly backfill?: BackfillStatus
 }
+
+/**
+ * The progress of a resume stream's backfill from `since` (unix seconds). `recovered` counts
+ * notifications the subscriber had not received live; `stale` those found older than what their quote
+ * had already delivered (left out: per-quote order holds); `left` the history rows a truncated
+ * backfill could not read.
+ *
+ * @example
+ * if (e.type === 'status' && e.backfill?.state === 'truncated') reloadSnapshot()
+ */
+export type BackfillStatus =
+  | { readonly state: 'started'; readonly since: number }
+  | { readonly state: 'finished'; readonly since: number; readonly recovered: number; readonly stale: number }
+  | { readonly state: 'truncated'; readonly since: number; readonly recovered: number; readonly stale: number; readonly left: number }
 
 /**
  * Everything a live stream reports: notifications, status changes and (non-fatal) errors.

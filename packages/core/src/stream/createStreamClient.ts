@@ -5,11 +5,11 @@ import type { Notification } from '../protocol/types.js'
 import { type Lease, SocketPool } from '../transport/SocketPool.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
-import { createTransportStats } from '../transport/TransportStats.js'
 import { type Address, assertAddress } from '../utils/address.js'
-import type { ClientStats } from './ClientStats.js'
+import { type ClientStats, createClientStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import type { StreamListener } from './GapFiller.js'
+import type { CheckpointStore } from './resume/CheckpointStore.js'
+import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 /**
@@ -25,19 +25,36 @@ export interface StreamParams<C extends NotificationsConfigInput = Notifications
 }
 
 /**
- * Per-stream options. `resume: true` makes the stream gap-free: after every reconnect it backfills
- * what changed while it was down through search and delivers each notification once, in
- * `modify_time` order per quote (backfilled ones with `source: 'backfill'`).
+ * Where a resume stream starts and how far it may go (SPEC §11).
  *
  * @example
- * client.notifications({ account }, { resume: true, maxBackfillRows: 500 })
+ * client.notifications({ account }, { resume: { since: snapshot.takenAt, checkpoint: webStorageCheckpoints() } })
+ */
+export interface ResumeOptions {
+  /** unix seconds: backfill from here at once on first subscription (e.g. when the app's history snapshot was taken) */
+  since?: number | undefined
+  /** where the position is kept across reloads and restarts; read on first subscription when `since` is not given */
+  checkpoint?: CheckpointStore | undefined
+  /** history rows one backfill may read, not counting rows already delivered (10,000) */
+  maxBackfillRows?: number | undefined
+  /** live frames held while a backfill runs; at the cap they go out in order (10,000) */
+  maxHeldFrames?: number | undefined
+  /** re-run the backfill this often while connected, for feeds that lose frames on a healthy socket (off) */
+  sweepIntervalMs?: number | undefined
+  /** recent notifications de-duplication remembers (2,048) */
+  dedupeWindow?: number | undefined
+}
+
+/**
+ * Per-stream options. `resume` makes the stream gap-free: it backfills through search whenever a gap
+ * may exist (first load from `since` or a checkpoint, every reconnect) and delivers each notification
+ * once, in `modify_time` order per quote (backfilled ones with `source: 'backfill'`).
+ *
+ * @example
+ * client.notifications({ account }, { resume: true })
  */
 export interface StreamOptions {
-  resume?: boolean | undefined
-  /** cap on rows read per backfill (1,000) */
-  maxBackfillRows?: number | undefined
-  /** how many recent notifications de-duplication remembers (2,048) */
-  dedupeWindow?: number | undefined
+  resume?: boolean | ResumeOptions | undefined
 }
 
 /**
@@ -133,10 +150,11 @@ export type ResumeFeature = (args: {
   out: StreamListener
   solver: ResolvedSolver
   account: Address
-  options: StreamOptions
+  options: ResumeOptions
   pool: SocketPool
   transport: TransportOptions
-}) => Listener & Lease & { dispose(): void }
+  stats: ClientStats
+}) => Listener & Lease & { start(): void; dispose(): void }
 
 /**
  * Creates the live client over one shared, reconnecting, multiplexing socket pool. Bad parameters
@@ -151,7 +169,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   resume?: ResumeFeature,
 ): NotificationsStreamClient<C> {
   const resolved = resolveClientOptions(options)
-  const stats = createTransportStats()
+  const stats = createClientStats()
   const pool = new SocketPool(resolved, stats)
   const { config } = options
 
@@ -160,12 +178,15 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const account = params.account
     // Resolved once per call; the config hands out one object per solver, which keys the pool.
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
-    if (streamOptions?.resume !== true) return new PoolObservable(pool, solver, account, View)
+    const wanted = streamOptions?.resume
+    if (wanted === undefined || wanted === false) return new PoolObservable(pool, solver, account, View)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
+    const options = validateResume(wanted)
     return new Observable<T>((subscriber) => {
       // Resume streams put a gap filler between the socket and the subscriber.
-      const filler = resume({ out: new View(subscriber, pool), solver, account, options: streamOptions, pool, transport: resolved })
+      const filler = resume({ out: new View(subscriber, pool), solver, account, options, pool, transport: resolved, stats: stats as ClientStats })
       pool.acquire(solver, account, filler)
+      filler.start()
       return () => {
         filler.dispose()
         pool.release(filler)
@@ -181,8 +202,31 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     stats: () => ({
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },
+      backfills: { ...stats.backfills },
       timers: pool.timers.pending,
     }),
     close: () => pool.close(),
   }
+}
+
+/** Rejects nonsense resume options with `INVALID_PARAMETERS` at the call, naming the option. */
+function validateResume(resume: true | ResumeOptions): ResumeOptions {
+  if (resume === true) return {}
+  if (typeof resume !== 'object' || resume === null) throw new ServiceError('INVALID_PARAMETERS', `resume must be true or an object of resume options, got ${String(resume)}`)
+  const check = (name: keyof ResumeOptions, ok: (v: number) => boolean, what: string) => {
+    const value = resume[name]
+    if (value !== undefined && (typeof value !== 'number' || !ok(value))) {
+      throw new ServiceError('INVALID_PARAMETERS', `resume.${name} must be ${what}, got ${String(value)}`)
+    }
+  }
+  const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
+  check('since', Number.isFinite, 'unix seconds (a finite number)')
+  check('maxBackfillRows', positiveInteger, 'a positive integer')
+  check('maxHeldFrames', positiveInteger, 'a positive integer')
+  check('sweepIntervalMs', (v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds')
+  check('dedupeWindow', positiveInteger, 'a positive integer')
+  if (resume.checkpoint !== undefined && (typeof resume.checkpoint?.get !== 'function' || typeof resume.checkpoint?.set !== 'function')) {
+    throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')
+  }
+  return resume
 }

@@ -35,7 +35,11 @@ describe.each(['enigma', 'rasa'] as const)('%s resume', (protocol) => {
     expect(ids).toEqual(expected)
     expect(got.filter((n) => n.source === 'backfill').map((n) => n.id)).toEqual(protocol === 'enigma' ? expected.slice(3, 8) : expected.slice(3, 5))
     const backfill = events.values.flatMap((e) => (e.type === 'status' && e.backfill ? [(e as StatusEvent).backfill] : []))
-    expect(backfill).toEqual([{ state: 'started' }, { state: 'finished', recovered: protocol === 'enigma' ? 5 : 2 }])
+    expect(backfill).toEqual([
+      { state: 'started', since: expect.any(Number) },
+      { state: 'finished', since: backfill[0]!.since, recovered: protocol === 'enigma' ? 5 : 2, stale: 0 },
+    ])
+    expect(backfill[0]!.since).toBe(before.frames[2]!.modify_time)
     // ordered by modify_time within each quote
     for (const quote of new Set(got.map((n) => n.quoteId))) {
       const times = got.filter((n) => n.quoteId === quote).map((n) => n.modifyTime!)

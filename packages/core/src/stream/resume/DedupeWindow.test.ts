@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { normalizeNotification } from '../../protocol/normalizeNotification.js'
+import type { Notification } from '../../protocol/types.js'
+import { DedupeWindow } from './DedupeWindow.js'
+
+const account = '0xAbC0000000000000000000000000000000000001'
+const note = (quote: number, time: number, id: string | null = `id-${quote}-${time}`): Notification =>
+  normalizeNotification({ id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account })
+
+describe('DedupeWindow', () => {
+  it('stays bounded over a long run (counts are asserted once, so the test does not depend on machine speed)', () => {
+    const window = new DedupeWindow(100)
+    let wrong = 0
+    let peak = 0
+    for (let i = 0; i < 5_000; i++) {
+      const n = note(i % 500, 1_763_700_000 + i)
+      if (window.verdict(n, true) !== 'new') wrong++
+      window.remember(n, true)
+      if (window.verdict(n, true) !== 'duplicate') wrong++
+      peak = Math.max(peak, window.entries)
+    }
+    expect(wrong).toBe(0)
+    expect(peak).toBeLessThanOrEqual(300)
+  })
+
+  it('matches a stored row and its live frame by id or by quote + time + action', () => {
+    const window = new DedupeWindow(10)
+    window.remember(note(1, 100, 'abc'), true)
+    expect(window.verdict(note(2, 200, 'abc'), true)).toBe('duplicate')
+    expect(window.verdict(note(1, 100, null), true)).toBe('duplicate')
+    expect(window.verdict(note(1, 101, null), true)).toBe('new')
+    expect(window.verdict(note(1, 99, null), true)).toBe('stale')
+    // an implausible time neither orders nor is ordered
+    expect(window.verdict(note(1, 99, null), false)).toBe('new')
+    window.remember(note(1, 5_000_000_000, 'future'), false)
+    expect(window.verdict(note(1, 150, null), true)).toBe('new')
+  })
+})
