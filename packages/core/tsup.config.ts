@@ -1,12 +1,15 @@
 import { defineConfig } from 'tsup'
 
-export default defineConfig({
+const shared = {
   entry: { index: 'src/index.ts', query: 'src/query/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
   sourcemap: true,
-  clean: true,
   target: 'es2022',
-  // Peers and runtime deps stay external so apps dedupe them.
-  external: ['rxjs', 'ws', 'isomorphic-ws', 'ky', 'zod'],
-})
+} as const
+
+export default defineConfig([
+  // ESM: every runtime dependency stays external, so apps dedupe them.
+  { ...shared, format: ['esm'], dts: true, clean: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'ky', 'zod'] },
+  // CommonJS: ky ships only as ESM, which require() cannot load on Node 20 (nor Jest), so the CJS
+  // build carries its own copy of ky; the rest stays external.
+  { ...shared, format: ['cjs'], dts: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'] },
+])

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { build } from 'vite'
@@ -16,9 +17,40 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ]
 
-/** Debian's chromium; `.ci/run` installs it. Never downloads a browser. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
+/**
+ * A Chromium that needs nothing installed by hand, never downloaded at test time: `CHROMIUM_PATH`
+ * when set, else Debian's `/usr/bin/chromium` when present, else the one the `@sparticuz/chromium`
+ * registry package ships (unpacked once into the temp dir; parallel test files wait for the first
+ * unpack under a lock, since concurrent unpacks fail with ETXTBSY).
+ */
+export async function chromiumPath(): Promise<string> {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium'
+  const { default: packaged } = await import('@sparticuz/chromium')
+  const lock = join(tmpdir(), 'solver-notifications-chromium.lock')
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      // another test process is unpacking; a lock older than 2 minutes belongs to a dead one
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs
+      if (since !== undefined && Date.now() - since > 120_000) rmSync(lock, { recursive: true, force: true })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  try {
+    return await packaged.executablePath()
+  } catch (cause) {
+    throw new Error('No browser for the browser tests: set CHROMIUM_PATH, install Debian chromium, or check that @sparticuz/chromium could unpack into the temp dir.', { cause })
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+/** Headless Chromium for the browser tests, with flags that keep it off the (closed) network. */
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: await chromiumPath(), args: CHROMIUM_ARGS })
 }
 
 /**

@@ -1,6 +1,6 @@
 import { renderHook, waitFor } from '@testing-library/react'
 import type { EnigmaSearchResult, RasaSearchResult } from '@solver-notifications/core'
-import { afterEach, beforeEach, expect, expectTypeOf, it } from 'vitest'
+import { afterEach, beforeEach, expect, expectTypeOf, it, vi } from 'vitest'
 import { type Harness, startHarness } from './testing.js'
 import { useNotifications } from './useNotifications.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
@@ -25,6 +25,8 @@ it('searches through TanStack Query; data narrows on kind', async () => {
 })
 
 it('failed searches are ServiceRequestErrors in error; query overrides reach TanStack', async () => {
+  // happy-dom's fetch logs failed requests to the console, as a browser's devtools would: expected here.
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
   h.enigma.injectHttpFault({ status: 400, body: { error: 'bad' } })
   const { result } = renderHook(() => useSearchNotifications({ solverId: 'alpha', account: A }), { wrapper: h.wrapper })
   expectTypeOf(result.current.data).toEqualTypeOf<EnigmaSearchResult | undefined>()
@@ -33,6 +35,8 @@ it('failed searches are ServiceRequestErrors in error; query overrides reach Tan
   const disabled = renderHook(() => useSearchNotifications({ solverId: 'alpha', query: { enabled: false } }), { wrapper: h.wrapper })
   expect(disabled.result.current.fetchStatus).toBe('idle')
   expect(h.enigma.httpRequests()).toHaveLength(1)
+  expect(logged.mock.calls.map(([line]) => String(line))).toEqual([expect.stringMatching(/^POST .*\/api\/v1\/search 400 \(Bad Request\)$/)])
+  logged.mockRestore()
 })
 
 it('rejects solver ids the registered config does not have (type-level)', () => {

@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/svelte-query'
 import type { Component } from 'svelte'
 import { render, screen, waitFor } from '@testing-library/svelte'
 import WebSocket from 'ws'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Live, startLive } from '../../core/test/live.js'
 import Harness from './tests/Harness.svelte'
 import Search from './tests/Search.svelte'
@@ -67,8 +67,12 @@ describe('useSearchNotifications (svelte)', () => {
     await screen.findByText('rasa rows:1002,1001 count:3')
     props.start = 2
     await screen.findByText('rasa rows:1000 count:3')
+    // happy-dom's fetch logs failed requests to the console, as a browser's devtools would: expected here.
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     h.rasa.injectHttpFault({ status: 400 })
     props.start = 1
     await screen.findByText('error:HTTP_STATUS')
+    expect(logged.mock.calls.map(([line]) => String(line))).toEqual([expect.stringMatching(/^POST .*\/position-state\/1\/2 400 \(Bad Request\)$/)])
+    logged.mockRestore()
   })
 })

@@ -1,4 +1,4 @@
-import WebSocket from 'ws'
+import { WebSocket } from 'ws'
 
 /**
  * A plain `ws` client for tests: collects frames and lets a test await the n-th one (no sleeps).

@@ -1,6 +1,6 @@
 import { render, screen, waitFor } from '@testing-library/vue'
 import type { RasaSearchResult } from '@solver-notifications/core'
-import { afterEach, beforeEach, expect, expectTypeOf, it } from 'vitest'
+import { afterEach, beforeEach, expect, expectTypeOf, it, vi } from 'vitest'
 import { defineComponent, h as hyper, ref } from 'vue'
 import { type Harness, startHarness } from './testing.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
@@ -31,8 +31,12 @@ it('searches with reactive params; data narrows on kind; errors are ServiceReque
   start.value = 2
   await screen.findByText('rasa rows:1000 count:3')
   expect(h.rasa.httpRequests().map((r) => r.url)).toEqual(['/position-state/0/2', '/position-state/2/2'])
+  // happy-dom's fetch logs failed requests to the console, as a browser's devtools would: expected here.
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
   h.rasa.injectHttpFault({ status: 400 })
   start.value = 1
   await screen.findByText('error:HTTP_STATUS')
   await waitFor(() => expect(h.rasa.httpRequests()).toHaveLength(3))
+  expect(logged.mock.calls.map(([line]) => String(line))).toEqual([expect.stringMatching(/^POST .*\/position-state\/1\/2 400 \(Bad Request\)$/)])
+  logged.mockRestore()
 })

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the packed tarballs of core and testkit into a throwaway project and runs what users run:
+# Node ESM and CommonJS (subscribe + search against the simulator) and TypeScript in four module
+# resolutions with skipLibCheck false. Needs `pnpm build` first.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for pkg in core testkit; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done
+cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$work/"
+cd "$work"
+cat > package.json <<JSON
+{ "name": "consumer", "private": true, "dependencies": {
+  "@solver-notifications/core": "file:$(ls "$work"/solver-notifications-core-*.tgz)",
+  "@solver-notifications/testkit": "file:$(ls "$work"/solver-notifications-testkit-*.tgz)",
+  "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0" } }
+JSON
+npm install --no-audit --no-fund --loglevel=error >/dev/null
+node smoke.mjs
+node smoke.cjs
+for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundler"; do
+  set -- $mode
+  npx tsc --noEmit --strict --skipLibCheck false --module "$1" --moduleResolution "$2" --target es2022 --types node types.ts
+  echo "typescript module $1, moduleResolution $2: ok"
+done
