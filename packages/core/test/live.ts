@@ -1,6 +1,7 @@
-import { type SimulatorProtocol, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { type EnigmaOrder, type SimulatorProtocol, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import type { Observable, Subscription } from 'rxjs'
 import { createConfig } from '../src/config/createConfig.js'
+import type { SearchHttpOptions } from '../src/search/postJson.js'
 import type { NotificationsClientOptions } from '../src/stream/clientOptions.js'
 import { type NotificationsClient, createNotificationsClient } from '../src/client/createNotificationsClient.js'
 
@@ -12,8 +13,8 @@ export const accounts = [
 ] as const
 
 /** A simulator of each protocol on loopback and a config with one solver per simulator. */
-export async function startLive(options: Omit<Partial<NotificationsClientOptions>, 'config'> = {}) {
-  const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel' })
+export async function startLive(options: Omit<Partial<NotificationsClientOptions>, 'config'> & { search?: SearchHttpOptions } = {}, simulator: { enigmaOrder?: EnigmaOrder } = {}) {
+  const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel', ...simulator })
   const rasa = await startSolverSimulator({ protocol: 'rasa' })
   const config = createConfig({
     defaultChainId: 42161,

@@ -8,15 +8,8 @@ import type {
   SearchNotificationsParams,
 } from '../protocol/searchTypes.js'
 
-export type {
-  EnigmaSearchParams,
-  EnigmaSearchResult,
-  NotificationSearchResult,
-  RasaSearchParams,
-  RasaSearchResult,
-  SearchNotificationsParams,
-  SearchParamsBase,
-} from '../protocol/searchTypes.js'
+// The parameter and result types live with the protocols that build and parse them.
+export type * from '../protocol/searchTypes.js'
 
 type ResultOf<P> = P extends 'enigma' ? EnigmaSearchResult : P extends 'rasa' ? RasaSearchResult : never
 

@@ -1,27 +1,28 @@
-import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import type { SimulatorFrame, SolverSimulator } from '@solver-notifications/testkit'
 import type { Subscription } from 'rxjs'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { accounts } from '../../test/live.js'
+import { type Live, accounts, startLive } from '../../test/live.js'
 import { seededRandom } from '../../test/random.js'
 import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
-import { createConfig } from '../config/createConfig.js'
 import type { Notification } from '../protocol/types.js'
 import type { LifecycleEvent } from '../transport/Lifecycle.js'
 import { memoryCheckpoints } from './resume/CheckpointStore.js'
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)) // chaos pacing, not synchronisation
 
+const fast = { lingerMs: 20, reconnect: { baseDelayMs: 10, maxDelayMs: 100, resetAfterMs: 200 }, search: { timeoutMs: 2_000 } }
+let live: Live
 let enigma: SolverSimulator
 let rasa: SolverSimulator
 let clients: NotificationsClient[] = []
 beforeEach(async () => {
-  enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel', enigmaOrder: 'shuffled' })
-  rasa = await startSolverSimulator({ protocol: 'rasa' })
+  live = await startLive({ ...fast, heartbeat: { intervalMs: 80, timeoutMs: 80 } }, { enigmaOrder: 'shuffled' })
+  ;({ enigma, rasa } = live)
 })
 afterEach(async () => {
   for (const c of clients) c.close()
   clients = []
-  await Promise.all([enigma.close(), rasa.close()])
+  await live.stop()
 })
 
 /**
@@ -36,20 +37,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
   const seed = Number(process.env.CHAOS_SEED ?? 7)
   const random = seededRandom(seed)
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!
-  const config = createConfig({
-    defaultChainId: 42161,
-    chains: {
-      42161: {
-        defaultSolver: 'alpha',
-        solvers: {
-          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
-          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
-        },
-      },
-    },
-  })
-  const fast = { lingerMs: 20, reconnect: { baseDelayMs: 10, maxDelayMs: 100, resetAfterMs: 200 }, search: { timeoutMs: 2_000 } }
-  const main = createNotificationsClient({ config, ...fast, heartbeat: { intervalMs: 80, timeoutMs: 80 } })
+  const { config, client: main } = live
   // A client that cannot ping (like a browser): a dead link is noticed only when its lifecycle says wake.
   const wakeListeners = new Set<(event: LifecycleEvent) => void>()
   const sleeper = createNotificationsClient({ config, ...fast, heartbeat: false, lifecycle: {
@@ -59,7 +47,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
       },
     },
   })
-  clients.push(main, sleeper)
+  clients.push(sleeper)
   const checkpoint = memoryCheckpoints()
   const sims = { enigma, rasa }
   const solverOf = { enigma: 'alpha', rasa: 'beta' } as const
@@ -244,6 +232,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
   const delivered = streams.reduce((sum, s) => sum + all(s).length, 0)
   const backfilled = streams.reduce((sum, s) => sum + all(s).filter((n) => n.source === 'backfill').length, 0)
   const stats = [main, sleeper].map((c) => c.stats().backfills)
+  clients.push(main)
   console.log(
     `resume chaos seed ${seed}: published ${figures.published}, delivered ${delivered} (${backfilled} by backfill), duplicates ${duplicates}, at the reload boundary ${boundary}, reported stale ${streams.reduce((sum, s) => sum + s.stale, 0)}, missing ${missing()}; ` +
       `drops ${figures.drops}, stalls ${figures.stalls}, sleeps ${figures.sleeps}, gaps over 1,000 rows ${figures.bigGaps}, busy ${figures.busy}, slow/trickled ${figures.slow}, 429 ${figures.throttled}, malformed ${figures.malformed}, ms timestamps ${figures.badTimes}, reloads ${figures.reloads}; ` +

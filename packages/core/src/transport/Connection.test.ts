@@ -1,30 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
 import { record } from '../../test/live.js'
-import { createConfig } from '../config/createConfig.js'
-import { createNotificationsClient } from '../client/createNotificationsClient.js'
+import { fakeClient, statusesOf, } from '../../test/fakeClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import type { StatusEvent } from '../stream/NotificationEvent.js'
+import type { NotificationEvent, } from '../stream/NotificationEvent.js'
 import { backoffDelay } from './backoffDelay.js'
 
 const account = '0xAbC0000000000000000000000000000000000001'
-const config = createConfig({
-  defaultChainId: 1,
-  chains: {
-    1: {
-      defaultSolver: 'hub',
-      solvers: {
-        hub: { notifications: { protocol: 'rasa', url: 'wss://hub.example/ws' } },
-        enigma: { notifications: { protocol: 'enigma', url: 'wss://e.example/ws', channel: 'C' } },
-      },
-    },
-  },
-})
-
-function client(options: Partial<NotificationsClientOptions> = {}) {
-  return createNotificationsClient({ config, WebSocket: FakeWebSocket, random: () => 1, lingerMs: 100, heartbeat: false, ...options })
-}
-const statuses = (values: unknown[]) => values.filter((e): e is StatusEvent => (e as StatusEvent).type === 'status')
+const client = (options: Partial<NotificationsClientOptions> = {}) => fakeClient({ lingerMs: 100, ...options })
+const statuses = (values: unknown[]) => statusesOf(values as NotificationEvent[])
 
 beforeEach(() => {
   vi.useFakeTimers()

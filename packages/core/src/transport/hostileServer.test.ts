@@ -2,34 +2,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Observable, filter, first, take } from 'rxjs'
 import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
 import { record } from '../../test/live.js'
-import { createConfig } from '../config/createConfig.js'
-import { createNotificationsClient } from '../client/createNotificationsClient.js'
+import { fakeClient, statusesOf, errorsOf } from '../../test/fakeClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'
 import type { SocketStatus } from './TransportEvent.js'
 
 // Defects of the transport found by a hostile server and a careless app (issue 11), each pinned here.
 
 const account = '0xAbC0000000000000000000000000000000000001'
 const other = '0xAbC0000000000000000000000000000000000002'
-const config = createConfig({
-  defaultChainId: 1,
-  chains: {
-    1: {
-      defaultSolver: 'hub',
-      solvers: {
-        hub: { notifications: { protocol: 'rasa', url: 'wss://hub.example/ws' } },
-        enigma: { notifications: { protocol: 'enigma', url: 'wss://e.example/ws', channel: 'C' } },
-      },
-    },
-  },
-})
-
-function client(options: Partial<NotificationsClientOptions> = {}) {
-  return createNotificationsClient({ config, WebSocket: FakeWebSocket, random: () => 1, lingerMs: 0, heartbeat: false, ...options })
-}
-const statuses = (values: NotificationEvent[]) => values.filter((e): e is StatusEvent => e.type === 'status')
-const errors = (values: NotificationEvent[]) => values.flatMap((e) => (e.type === 'error' ? [e.error] : []))
+const client = (options: Partial<NotificationsClientOptions> = {}) => fakeClient({ lingerMs: 0, ...options })
+const statuses = statusesOf
+const errors = errorsOf
 const liveSockets = () => FakeWebSocket.instances.filter((ws) => ws.closed === undefined && !ws.terminated)
 
 beforeEach(() => {
