@@ -18,3 +18,16 @@ it('request errors carry request details and truncate bodies to 4 KiB', () => {
   const json = new ServiceRequestError('INVALID_RESPONSE', 'bad', { method: 'POST', url: 'u', body: { a: 1 } })
   expect(json.body).toEqual({ a: 1 })
 })
+
+it('isServiceError recognises errors of another copy of the package (the ESM and the CJS build) by brand, not by instanceof', () => {
+  // What another build's ServiceRequestError looks like from here: a different class, the same global brand.
+  class OtherBuildError extends Error {
+    override name = 'ServiceRequestError'
+    code = 'HTTP_STATUS'
+  }
+  const other = Object.assign(new OtherBuildError('from the CJS build'), { [Symbol.for('solver-notifications.ServiceError')]: true })
+  expect(isServiceError(other)).toBe(true)
+  expect(isServiceError(new ServiceRequestError('TIMEOUT', 'x', { method: 'POST', url: 'u' }))).toBe(true)
+  // look-alikes without the brand are not ours
+  expect(isServiceError(Object.assign(new Error('x'), { name: 'ServiceError', code: 'NETWORK' }))).toBe(false)
+})

@@ -31,9 +31,17 @@ export type ServiceErrorCode =
  * @example
  * try { createConfig(input) } catch (e) { if (e instanceof ServiceError) console.error(e.code, e.message) }
  */
+/**
+ * The brand every ServiceError carries: a global symbol, so an error made by another copy of this
+ * package (the ESM and the CommonJS build loaded side by side, or two installed versions) is still
+ * recognised, where `instanceof` would say no.
+ */
+const BRAND = Symbol.for('solver-notifications.ServiceError')
+
 export class ServiceError extends Error {
   override readonly name: string = 'ServiceError'
   readonly code: ServiceErrorCode
+  readonly [BRAND] = true
 
   constructor(code: ServiceErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options)
@@ -42,14 +50,12 @@ export class ServiceError extends Error {
 }
 
 /**
- * Type guard for {@link ServiceError}, safe across duplicated package copies (checks the shape too).
+ * Type guard for {@link ServiceError} (and `ServiceRequestError`), true also for errors of another copy of
+ * the package (ESM next to CJS) by a global brand.
  *
  * @example
  * if (isServiceError(e) && e.code === 'ABORTED') return
  */
 export function isServiceError(value: unknown): value is ServiceError {
-  return (
-    value instanceof ServiceError ||
-    (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'ServiceError')
-  )
+  return value instanceof ServiceError || (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true)
 }

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { type Live, accounts, startLive } from '../../test/live.js'
+import { createNotificationsClient } from '../client/createNotificationsClient.js'
+import { createConfig } from '../config/createConfig.js'
 import { searchNotificationsQueryKey, searchNotificationsQueryOptions } from './searchNotificationsQueryOptions.js'
 
 let live: Live
@@ -27,4 +29,13 @@ it('the query function searches and forwards the abort signal', async () => {
   const controller = new AbortController()
   controller.abort()
   await expect(options.queryFn({ signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED', name: 'ServiceRequestError' })
+})
+
+it('an unknown chain or solver does not throw while building options (adapters build them during render): the query fails with it', async () => {
+  const client = createNotificationsClient({ config: createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'r', solvers: { r: { url: 'https://r.example', notifications: { protocol: 'rasa', url: 'wss://r.example/ws' } } } } } }) })
+  const options = searchNotificationsQueryOptions(client, { solverId: 'nope' as never })
+  expect(options.queryKey[2]).toEqual({ solverId: 'nope', start: 0 })
+  await expect(options.queryFn({ signal: new AbortController().signal })).rejects.toMatchObject({ code: 'UNKNOWN_SOLVER' })
+  expect(() => searchNotificationsQueryOptions(client, { chainId: 5 } as never)).not.toThrow()
+  client.close()
 })

@@ -13,11 +13,20 @@ import type { NotificationsClient } from '../client/createNotificationsClient.js
 export function searchNotificationsQueryKey(params: SearchNotificationsParams, config?: NotificationsConfig<any>) {
   const withDefaults: Record<string, unknown> = { start: 0 }
   if (config) {
-    const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
-    withDefaults.chainId = solver.chainId
-    withDefaults.solverId = solver.solverId
-    const size = protocols[solver.notifications.protocol].search.defaultSize
-    if (size !== undefined) withDefaults.size = size
+    // Adapters build keys during render: an unknown chain or solver must not throw here, it is the
+    // query's error (the query function rejects with UNKNOWN_CHAIN / UNKNOWN_SOLVER).
+    let solver: ReturnType<typeof config.getSolver> | undefined
+    try {
+      solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
+    } catch {
+      solver = undefined
+    }
+    if (solver) {
+      withDefaults.chainId = solver.chainId
+      withDefaults.solverId = solver.solverId
+      const size = protocols[solver.notifications.protocol].search.defaultSize
+      if (size !== undefined) withDefaults.size = size
+    }
   }
   for (const [key, value] of Object.entries(params)) if (value !== undefined) withDefaults[key] = value
   // Sorted keys: the same search always serializes to the same key.
