@@ -85,3 +85,18 @@ it('passes resume to the stream; toggling it moves the subscription', () => {
   expect(events).toHaveBeenLastCalledWith({ account: A, chainId: undefined, solverId: undefined }, { resume: undefined })
   stop()
 })
+
+it('passes resume options through; options written inline every render do not resubscribe, a changed value does', () => {
+  const events = vi.spyOn(client, 'events')
+  const checkpoint = { get: () => undefined, set: () => {} }
+  const observer = new NotificationsObserver(client, { account: A, resume: { since: 100, checkpoint } })
+  const stop = observer.subscribe(() => {})
+  expect(events.mock.calls.map(([, options]) => options)).toEqual([{ resume: { since: 100, checkpoint } }])
+  observer.setOptions({ account: A, resume: { since: 100, checkpoint } }) // a new object, same values
+  expect(events).toHaveBeenCalledTimes(1)
+  observer.setOptions({ account: A, resume: { since: 200, checkpoint } })
+  expect(events).toHaveBeenCalledTimes(2)
+  observer.setOptions({ account: A, resume: { since: 200, checkpoint: { get: () => 5, set: () => {} } } }) // another store
+  expect(events).toHaveBeenCalledTimes(3)
+  stop()
+})
