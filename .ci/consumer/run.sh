@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Installs the packed tarballs of core and testkit into a throwaway project and runs what users run:
-# Node ESM and CommonJS (subscribe + search against the simulator) and TypeScript in four module
-# resolutions with skipLibCheck false. Needs `pnpm build` first.
+# Node ESM and CommonJS (subscribe + search against the simulator), TypeScript in four module
+# resolutions with skipLibCheck false, Jest, and Bun and Deno clients. Needs `pnpm build` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for pkg in core testkit; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done
-cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$work/"
+cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$root/.ci/consumer/sim-server.mjs" "$root/.ci/consumer/runtime-client.mjs" "$work/"
 cd "$work"
 cat > package.json <<JSON
 { "name": "consumer", "private": true, "dependencies": {
   "@solver-notifications/core": "file:$(ls "$work"/solver-notifications-core-*.tgz)",
   "@solver-notifications/testkit": "file:$(ls "$work"/solver-notifications-testkit-*.tgz)",
-  "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0" } }
+  "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0",
+  "jest": "^30.0.0", "bun": "^1.3.0", "deno": "^2.5.0" } }
 JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
@@ -22,4 +23,16 @@ for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundle
   set -- $mode
   npx tsc --noEmit --strict --skipLibCheck false --module "$1" --moduleResolution "$2" --target es2022 --types node types.ts
   echo "typescript module $1, moduleResolution $2: ok"
+done
+npx jest --ci --silent smoke.test.cjs 2>&1 | tail -3
+# Bun and Deno (registry packages) as clients of a simulator running in Node.
+for runtime in bun deno; do
+  for protocol in enigma rasa; do
+    node sim-server.mjs "$protocol" > "urls-$runtime-$protocol.txt" &
+    server=$!
+    while [ ! -s "urls-$runtime-$protocol.txt" ]; do sleep 0.1; done
+    if [ "$runtime" = bun ]; then run=(npx bun runtime-client.mjs); else run=(npx deno run -A runtime-client.mjs); fi
+    SIM_URLS="$(head -1 "urls-$runtime-$protocol.txt")" SIM_PROTOCOL="$protocol" RUNTIME="$runtime" timeout 60 "${run[@]}"
+    kill "$server" 2>/dev/null || true
+  done
 done
