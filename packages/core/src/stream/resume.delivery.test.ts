@@ -91,7 +91,9 @@ describe('busy accounts: backfill pages until the gap is covered', () => {
     expect(quotes.size).toBe(1_051)
     for (let i = 0; i < 50; i++) expect(quotes.has(100 + i)).toBe(true)
     expect(notes(events.values)).toHaveLength(1_051) // nothing twice
-    expect(backfills(events.values).at(-1)).toMatchObject({ state: 'finished', recovered: 50, stale: 0 })
+    // at least the 50 missed while down; states still in flight when history answered count there too
+    expect(backfills(events.values).at(-1)).toMatchObject({ state: 'finished', stale: 0 })
+    expect((backfills(events.values).at(-1) as { recovered: number }).recovered).toBeGreaterThanOrEqual(50)
   })
 
   it('more than maxBackfillRows to recover is truncated, with an error saying how many rows were left', async () => {
