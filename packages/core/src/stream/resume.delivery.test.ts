@@ -144,12 +144,12 @@ describe('history the client cannot trust', () => {
   })
 
   it('a history answer trickled past the deadline fails that attempt at the deadline: held live frames flow, then the retry recovers', async () => {
-    const { sim, client } = await setup('rasa', {}, { search: { timeoutMs: 300 } })
+    const { sim, client } = await setup('rasa', {}, { search: { timeoutMs: 1_500 } })
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
-    sim.injectHttpFault({ trickleMs: 5_000 })
+    sim.injectHttpFault({ trickleMs: 10_000 })
     await sim.dropAll(1012)
     await sim.publish(frame(2, T0 + 2, A, { id: 'missed' }))
     await events.until((v) => backfills(v).length === 1)
