@@ -41,7 +41,7 @@ export function searchNotificationsQueryKey(params: SearchNotificationsParams, c
  * @example
  * const query = useQuery(searchNotificationsQueryOptions(client, { solverId: 'beta', account }))
  */
-export function searchNotificationsQueryOptions<C extends NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
+export function searchNotificationsQueryOptions<C extends NotificationsConfigInput, const S extends SolverId<C> | undefined = undefined>(
   client: NotificationsClient<C>,
   params: SearchParamsFor<C, S>,
 ) {

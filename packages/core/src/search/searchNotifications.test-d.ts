@@ -41,3 +41,13 @@ describe('search result narrowing', () => {
     expectTypeOf(client.searchPages({ solverId: 'beta' })).toEqualTypeOf<AsyncIterable<RasaSearchResult>>()
   })
 })
+
+describe('query options narrowing', () => {
+  it('searchNotificationsQueryOptions keeps the narrowing by a literal solverId', async () => {
+    const { searchNotificationsQueryOptions } = await import('../query/searchNotificationsQueryOptions.js')
+    const rasa = searchNotificationsQueryOptions(client, { solverId: 'beta' })
+    expectTypeOf(rasa.queryFn).returns.resolves.toEqualTypeOf<RasaSearchResult>()
+    const any = searchNotificationsQueryOptions(client, {})
+    expectTypeOf(any.queryFn).returns.resolves.toEqualTypeOf<NotificationSearchResult>()
+  })
+})
