@@ -69,6 +69,7 @@ it('pins the public exports, so the surface changes only on purpose', () => {
   `)
   expect(Object.keys(query).sort()).toMatchInlineSnapshot(`
     [
+      "searchNotificationsInfiniteQueryOptions",
       "searchNotificationsQueryKey",
       "searchNotificationsQueryOptions",
     ]

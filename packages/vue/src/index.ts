@@ -1,4 +1,5 @@
 export { notificationsPlugin, provideNotificationsClient } from './notificationsPlugin.js'
+export { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'
 export { useNotifications } from './useNotifications.js'
 export { useNotificationsClient } from './useNotificationsClient.js'
 export { useSearchNotifications } from './useSearchNotifications.js'

@@ -3,6 +3,7 @@ import type { RasaSearchResult } from '@solver-notifications/core'
 import { afterEach, beforeEach, expect, expectTypeOf, it, vi } from 'vitest'
 import { defineComponent, h as hyper, ref } from 'vue'
 import { type Harness, startHarness } from './testing.js'
+import { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
 
 const A = '0xAbC0000000000000000000000000000000000001'
@@ -39,4 +40,21 @@ it('searches with reactive params; data narrows on kind; errors are ServiceReque
   await waitFor(() => expect(h.rasa.httpRequests()).toHaveLength(3))
   expect(logged.mock.calls.map(([line]) => String(line))).toEqual([expect.stringMatching(/^POST .*\/position-state\/1\/2 400 \(Bad Request\)$/)])
   logged.mockRestore()
+})
+
+it('useInfiniteSearchNotifications pages until the count', async () => {
+  for (let i = 0; i < 3; i++) await h.rasa.instantOpen(A)
+  const Pages = defineComponent(() => {
+    const pages = useInfiniteSearchNotifications(() => ({ solverId: 'beta', account: A, size: 2 }))
+    expectTypeOf(pages.data.value?.pages).toEqualTypeOf<RasaSearchResult[] | undefined>()
+    return () =>
+      hyper('div', [
+        hyper('p', `pages:${pages.data.value?.pages.map((p) => p.rows.length).join(',') ?? ''} more:${pages.hasNextPage.value}`),
+        hyper('button', { onClick: () => pages.fetchNextPage() }, 'next'),
+      ])
+  })
+  render(Pages, { global: { plugins: h.plugins } })
+  await screen.findByText('pages:2 more:true')
+  ;(await screen.findByText('next')).click()
+  await screen.findByText('pages:2,1 more:false')
 })

@@ -1,1 +1,2 @@
 export { searchNotificationsQueryKey, searchNotificationsQueryOptions } from './searchNotificationsQueryOptions.js'
+export { searchNotificationsInfiniteQueryOptions } from './searchNotificationsInfiniteQueryOptions.js'

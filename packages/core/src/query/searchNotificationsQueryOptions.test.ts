@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest'
 import { type Live, accounts, startLive } from '../../test/live.js'
 import { createNotificationsClient } from '../client/createNotificationsClient.js'
 import { createConfig } from '../config/createConfig.js'
+import { searchNotificationsInfiniteQueryOptions } from './searchNotificationsInfiniteQueryOptions.js'
 import { searchNotificationsQueryKey, searchNotificationsQueryOptions } from './searchNotificationsQueryOptions.js'
 
 let live: Live
@@ -38,4 +39,23 @@ it('an unknown chain or solver does not throw while building options (adapters b
   await expect(options.queryFn({ signal: new AbortController().signal })).rejects.toMatchObject({ code: 'UNKNOWN_SOLVER' })
   expect(() => searchNotificationsQueryOptions(client, { chainId: 5 } as never)).not.toThrow()
   client.close()
+})
+
+it('infinite search options walk the pages by 100 (or size) until the count, forwarding the signal', async () => {
+  for (let i = 0; i < 5; i++) await live.rasa.instantOpen(accounts[0]) // 5 latest states
+  const options = searchNotificationsInfiniteQueryOptions(live.client, { solverId: 'beta', account: accounts[0], size: 2 })
+  expect(options.queryKey).toEqual(['solver-notifications', 'search-pages', { account: accounts[0], chainId: 42161, size: 2, solverId: 'beta', start: 0 }])
+  const starts: number[] = []
+  let start: number | undefined = options.initialPageParam
+  const pages = []
+  while (start !== undefined) {
+    starts.push(start)
+    const page = await options.queryFn({ signal: new AbortController().signal, pageParam: start })
+    pages.push(page.rows.length)
+    start = options.getNextPageParam(page, pages, start)
+  }
+  expect([starts, pages]).toEqual([
+    [0, 2, 4],
+    [2, 2, 1],
+  ])
 })
