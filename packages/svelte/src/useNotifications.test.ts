@@ -5,6 +5,7 @@ import WebSocket from 'ws'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Live, startLive } from '../../core/test/live.js'
 import Harness from './tests/Harness.svelte'
+import Pages from './tests/Pages.svelte'
 import Search from './tests/Search.svelte'
 import Status from './tests/Status.svelte'
 import { reactiveProps } from './tests/props.svelte.js'
@@ -74,5 +75,13 @@ describe('useSearchNotifications (svelte)', () => {
     await screen.findByText('error:HTTP_STATUS')
     expect(logged.mock.calls.map(([line]) => String(line))).toEqual([expect.stringMatching(/^POST .*\/position-state\/1\/2 400 \(Bad Request\)$/)])
     logged.mockRestore()
+  })
+
+  it('useInfiniteSearchNotifications pages until the count', async () => {
+    for (let i = 0; i < 3; i++) await h.rasa.instantOpen(A)
+    mount(Pages, reactiveProps({ account: A }))
+    await screen.findByText('pages:2 more:true')
+    ;(await screen.findByText('next')).click()
+    await screen.findByText('pages:2,1 more:false')
   })
 })
