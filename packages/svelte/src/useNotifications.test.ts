@@ -7,6 +7,7 @@ import { type Live, startLive } from '../../core/test/live.js'
 import Harness from './tests/Harness.svelte'
 import Pages from './tests/Pages.svelte'
 import Search from './tests/Search.svelte'
+import Select from './tests/Select.svelte'
 import Status from './tests/Status.svelte'
 import { reactiveProps } from './tests/props.svelte.js'
 
@@ -83,5 +84,11 @@ describe('useSearchNotifications (svelte)', () => {
     await screen.findByText('pages:2 more:true')
     ;(await screen.findByText('next')).click()
     await screen.findByText('pages:2,1 more:false')
+  })
+
+  it('select may change the data type (typed so)', async () => {
+    for (let i = 0; i < 3; i++) await h.rasa.instantOpen(A)
+    mount(Select, reactiveProps({ account: A }))
+    await screen.findByText('ids:1002,1001,1000')
   })
 })

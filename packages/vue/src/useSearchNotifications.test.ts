@@ -42,18 +42,22 @@ it('searches with reactive params; data narrows on kind; errors are ServiceReque
   logged.mockRestore()
 })
 
-it('useInfiniteSearchNotifications pages until the count', async () => {
+it('select may change the data type (typed so); useInfiniteSearchNotifications pages until the count', async () => {
   for (let i = 0; i < 3; i++) await h.rasa.instantOpen(A)
   const Pages = defineComponent(() => {
+    const ids = useSearchNotifications(() => ({ solverId: 'beta', account: A, query: { select: (page) => page.rows.map((r) => r.quote_id) } }))
+    expectTypeOf(ids.data.value).toEqualTypeOf<Array<number | null | undefined> | undefined>()
     const pages = useInfiniteSearchNotifications(() => ({ solverId: 'beta', account: A, size: 2 }))
     expectTypeOf(pages.data.value?.pages).toEqualTypeOf<RasaSearchResult[] | undefined>()
     return () =>
       hyper('div', [
+        hyper('p', `ids:${ids.data.value?.join(',') ?? ''}`),
         hyper('p', `pages:${pages.data.value?.pages.map((p) => p.rows.length).join(',') ?? ''} more:${pages.hasNextPage.value}`),
         hyper('button', { onClick: () => pages.fetchNextPage() }, 'next'),
       ])
   })
   render(Pages, { global: { plugins: h.plugins } })
+  await screen.findByText('ids:1002,1001,1000')
   await screen.findByText('pages:2 more:true')
   ;(await screen.findByText('next')).click()
   await screen.findByText('pages:2,1 more:false')

@@ -17,7 +17,12 @@ export function useSearchNotifications<
   const S extends SolverId<C> | undefined = undefined,
   TData = SearchResultFor<C, S>,
 >(
-  params: MaybeRefOrGetter<SearchParamsFor<C, S> & { query?: Omit<UseQueryOptions<SearchResultFor<C, S>, ServiceError, TData>, 'queryKey' | 'queryFn'> }>,
+  params: MaybeRefOrGetter<
+    SearchParamsFor<C, S> & {
+      // `select` spelled out, so TypeScript infers TData from it through the getter
+      query?: Omit<UseQueryOptions<SearchResultFor<C, S>, ServiceError, TData>, 'queryKey' | 'queryFn' | 'select'> & { select?: (data: SearchResultFor<C, S>) => TData }
+    }
+  >,
 ): UseQueryReturnType<TData, ServiceError> {
   const client = useNotificationsClient<C>()
   const options = computed(() => {

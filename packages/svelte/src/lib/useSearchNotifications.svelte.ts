@@ -17,7 +17,10 @@ export function useSearchNotifications<
   const S extends SolverId<C> | undefined = undefined,
   TData = SearchResultFor<C, S>,
 >(
-  params: () => SearchParamsFor<C, S> & { query?: Omit<CreateQueryOptions<SearchResultFor<C, S>, ServiceError, TData>, 'queryKey' | 'queryFn'> },
+  params: () => SearchParamsFor<C, S> & {
+    // `select` spelled out, so TypeScript infers TData from it through the params function
+    query?: Omit<CreateQueryOptions<SearchResultFor<C, S>, ServiceError, TData>, 'queryKey' | 'queryFn' | 'select'> & { select?: (data: SearchResultFor<C, S>) => TData }
+  },
 ): CreateQueryResult<TData, ServiceError> {
   const client = getNotificationsClient<C>()
   return createQuery<SearchResultFor<C, S>, ServiceError, TData>(() => {
