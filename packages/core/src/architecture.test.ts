@@ -11,7 +11,7 @@ const src = dirname(fileURLToPath(import.meta.url))
  * The layers, bottom first; a folder may import from its own layer's folders only when listed
  * together, and from every layer below. transport and search are siblings: neither knows the other.
  */
-const LAYERS: string[][] = [['errors'], ['utils'], ['config'], ['protocol'], ['transport', 'search'], ['stream'], ['client'], ['observers', 'query']]
+const LAYERS: string[][] = [['errors'], ['utils'], ['config'], ['protocol'], ['transport', 'search'], ['stream'], ['quotes'], ['client'], ['observers', 'query']]
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder))
 
 function sources(dir: string): string[] {

@@ -63,4 +63,5 @@ export type {
   SearchParamsFor,
   SearchResultFor,
 } from './search/types.js'
+export type { QuoteBook, QuoteState, QuoteStatus, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from './quotes/QuoteState.js'
 export { NotificationsObserver, type NotificationsState, type UseNotificationsOptions } from './observers/NotificationsObserver.js'

@@ -47,8 +47,11 @@ export interface SolverSimulator {
   readonly httpUrl: string
   /** What an enigma config's `searchUrl` takes. */
   readonly searchUrl: string
-  /** Stores the frame and delivers it to matching sockets; resolves once written to them. */
-  publish(frame: SimulatorFrame): Promise<void>
+  /**
+   * Stores the frame and delivers it to matching sockets; resolves once written to them. `live: false`
+   * stores it only, as a confirmation a solver never announces on the socket.
+   */
+  publish(frame: SimulatorFrame, options?: { live?: boolean }): Promise<void>
   /** Sends text as-is to every open socket (malformed or control frames). */
   sendRaw(text: string): Promise<void>
   connections(): ConnectionRecord[]
@@ -276,7 +279,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     })
   }
 
-  function publish(frame: SimulatorFrame): Promise<void> {
+  function publish(frame: SimulatorFrame, publishOptions?: { live?: boolean }): Promise<void> {
     const { text, account } = encode(frame)
     if (protocol === 'enigma') {
       const quote = frame.quote_id ?? 0
@@ -284,7 +287,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     } else {
       rasa.add(frame)
     }
-    if (stalled) return Promise.resolve()
+    if (stalled || publishOptions?.live === false) return Promise.resolve()
     const watching = watchers.get(account)
     if (watching === undefined) return Promise.resolve()
     if (protocol === 'rasa') return sendTo(watching, text)

@@ -8,6 +8,10 @@ import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient } from '../stream/createStreamClient.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
 import { ResumeStream } from '../stream/resume/ResumeStream.js'
+import { quoteBooks } from '../quotes/quoteBooks.js'
+import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
+import { waitForQuote } from '../quotes/waitForQuote.js'
+import type { Observable } from 'rxjs'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -22,6 +26,10 @@ export interface NotificationsClient<C extends NotificationsConfigInput = Notifi
   search<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchOptions): Promise<SearchResultFor<C, S>>
   /** Page after page of stored history. */
   searchPages<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchPagesOptions): AsyncIterable<SearchResultFor<C, S>>
+  /** The state of each quote of an account, now: a history snapshot joined with the live stream; never errors (SPEC §12). */
+  quotes(params: QuotesParams<SolverId<C>>, options?: QuotesOptions): Observable<QuoteBook>
+  /** Resolves when a quote reaches a status (or a test holds), from live frames or by chasing history; rejects with `TIMEOUT` or `ABORTED`. */
+  waitFor(params: WaitForParams<SolverId<C>>, options: WaitForOptions): Promise<QuoteState>
 }
 
 /**
@@ -57,5 +65,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
     searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
+    quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions),
+    waitFor: (params, waitOptions) => waitForQuote(stream, backfill, params, waitOptions),
   }
 }

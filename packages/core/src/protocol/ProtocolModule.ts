@@ -46,6 +46,8 @@ export interface ProtocolSearch {
   totalOf(result: NotificationSearchResult): number
   /** Search parameters that find an account's stored notifications changed at or after `since` (seconds). */
   backfillParams(account: Address, since: number): SearchNotificationsParams
+  /** Search parameters that find one quote's stored notifications (rows of other quotes may come too; they are filtered out). */
+  quoteParams(account: Address, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): SearchNotificationsParams
   /** Whether backfill can stop paging once rows are older than `since` (history comes newest first). */
   readonly newestFirst: boolean
 }

@@ -16,6 +16,8 @@ export interface BackfillRequest {
   /** whether the stream delivered this one already (live): such rows do not count against `maxRows` */
   known(n: Notification): boolean
   signal: AbortSignal
+  /** only this quote's rows (a `waitFor` chase), searched by its id where the service can */
+  quote?: { quoteId?: number | undefined; tempQuoteId?: number | undefined } | undefined
 }
 
 /** What history had: the account's notifications at or after `since`, and whether the gap was covered. */
@@ -38,11 +40,11 @@ export type BackfillFetch = (request: BackfillRequest) => Promise<BackfillResult
  */
 export function createBackfill(http: SearchHttpOptions) {
   return (solver: ResolvedSolver, account: Address): BackfillFetch =>
-    async ({ since, maxRows, known, signal }) => {
+    async ({ since, maxRows, known, signal, quote }) => {
       const { protocol } = solver.notifications
       const module = protocols[protocol]
       const size = module.search.pageSize
-      const params = { ...module.search.backfillParams(account, since), size }
+      const params = { ...(quote ? module.search.quoteParams(account, quote) : module.search.backfillParams(account, since)), size }
       const mine = account.toLowerCase()
       const notifications: Notification[] = []
       let foreign = 0
@@ -69,6 +71,7 @@ export function createBackfill(http: SearchHttpOptions) {
             decoded.secondaryIdentifier,
             'backfill',
           )
+          if (quote && !isQuote(n, quote)) continue
           if (known(n)) continue
           read++
           if (n.modifyTime === null || n.modifyTime >= since) notifications.push(n)
@@ -78,4 +81,8 @@ export function createBackfill(http: SearchHttpOptions) {
         if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign }
       }
     }
+}
+
+function isQuote(n: Notification, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): boolean {
+  return (quote.quoteId !== undefined && n.quoteId === quote.quoteId) || (quote.tempQuoteId !== undefined && n.tempQuoteId === quote.tempQuoteId)
 }

@@ -116,5 +116,7 @@ export const enigmaProtocol: ProtocolModule = {
     totalOf: (result) => (result as EnigmaSearchResult).total,
     // Equality filters only and no promised order: read the account's documents and filter by time here.
     backfillParams: (account) => ({ account }),
+    // Frames before anchoring carry quote_id 0: a quote known by its temporary id is found by that.
+    quoteParams: (account, { quoteId, tempQuoteId }) => (tempQuoteId !== undefined ? { account, tempQuoteId } : { account, quoteId }),
   },
 }

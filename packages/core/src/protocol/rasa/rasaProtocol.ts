@@ -76,5 +76,7 @@ export const rasaProtocol: ProtocolModule = {
     result: (envelope, rows): RasaSearchResult => ({ kind: 'rasa', count: envelope.count as number, rows: rows as PositionStateResponseSchema[] }),
     totalOf: (result) => result.count,
     backfillParams: (account, since) => ({ account, timestampGte: since }),
+    // The stored state of an anchored quote is under its on-chain id; a temporary id is not searchable.
+    quoteParams: (account, { quoteId }) => (quoteId !== undefined && quoteId > 0 ? { account, quoteId } : { account }),
   },
 }

@@ -1,0 +1,203 @@
+import type { Notification } from '../protocol/types.js'
+import type { Address } from '../utils/address.js'
+import { QuoteListVersion } from './QuoteList.js'
+import type { QuoteState } from './QuoteState.js'
+import { START, type StatusFold, isSettled, nextStatus } from './quoteStatus.js'
+
+/** What a quote's derived fields fold over: the status fold and the newest values reported. */
+interface Fold {
+  status: StatusFold
+  filledAmountOpen: string | null
+  filledAmountClose: string | null
+  avgPriceOpen: string | null
+  avgPriceClose: string | null
+  createTime: number | null
+}
+
+const EMPTY: Fold = { status: START, filledAmountOpen: null, filledAmountClose: null, avgPriceOpen: null, avgPriceClose: null, createTime: null }
+
+function step(fold: Fold, n: Notification): Fold {
+  return {
+    status: nextStatus(fold.status, n),
+    filledAmountOpen: n.filledAmountOpen ?? fold.filledAmountOpen,
+    filledAmountClose: n.filledAmountClose ?? fold.filledAmountClose,
+    avgPriceOpen: n.avgPriceOpen ?? fold.avgPriceOpen,
+    avgPriceClose: n.avgPriceClose ?? fold.avgPriceClose,
+    createTime: fold.createTime === null ? n.createTime : n.createTime === null ? fold.createTime : Math.min(fold.createTime, n.createTime),
+  }
+}
+
+/** One quote as the ledger keeps it. */
+interface Entry {
+  readonly key: string
+  quoteId: number | null
+  tempQuoteId: number | null
+  /** kept transitions, in `modify_time` order (frames without a time last, in arrival order) */
+  transitions: Notification[]
+  /** de-duplication keys of the kept transitions */
+  seen: Set<string>
+  /** the fold over transitions dropped at the `maxTransitions` cap */
+  base: Fold
+  /** the fold over everything */
+  fold: Fold
+  state: QuoteState | undefined
+}
+
+const timeOf = (n: Notification) => n.modifyTime ?? Number.POSITIVE_INFINITY
+
+/** The keys a transition is known by: its id when it has one, and its content always (a stored row and its live frame match either way). */
+function keysOf(n: Notification): [string, string | undefined] {
+  return [`c${n.modifyTime}|${n.lastSeenAction}|${n.actionStatus}|${n.stateType}|${n.filledAmountOpen}|${n.filledAmountClose}`, n.id === null ? undefined : `i${n.id}`]
+}
+
+/**
+ * The quotes of one account, built from notifications in any order and any number of times (SPEC §12):
+ * joins a quote's temporary and on-chain ids into one entry whose key never changes, keeps its newest
+ * `maxTransitions` transitions in `modify_time` order without duplicates, derives its state, and makes
+ * a new immutable {@link QuoteState} only for a quote that changed. Framework-free and synchronous.
+ */
+export class QuoteLedger {
+  private readonly byQuoteId = new Map<number, Entry>()
+  private readonly byTempId = new Map<number, Entry>()
+  private readonly entries = new Set<Entry>()
+  private version = QuoteListVersion.empty()
+  private removed: QuoteState[] = []
+  private added: QuoteState[] = []
+
+  constructor(
+    private readonly account: Address,
+    private readonly maxTransitions: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  /** Adds one transition; returns the quote's new state, or undefined when nothing changed (a duplicate). */
+  apply(n: Notification): QuoteState | undefined {
+    const entry = this.entryFor(n)
+    if (!this.insert(entry, n)) return undefined
+    return this.refresh(entry)
+  }
+
+  /** The current state of a quote, by either id. */
+  get(ids: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): QuoteState | undefined {
+    const entry = (ids.quoteId !== undefined ? this.byQuoteId.get(ids.quoteId) : undefined) ?? (ids.tempQuoteId !== undefined ? this.byTempId.get(ids.tempQuoteId) : undefined)
+    return entry?.state
+  }
+
+  /** The quotes now, as a lazily built version of the sorted list (a new version only when something changed). */
+  list(): QuoteListVersion {
+    if (this.removed.length > 0 || this.added.length > 0) {
+      this.version = new QuoteListVersion(this.version, this.removed, this.added, this.entries.size)
+      this.removed = []
+      this.added = []
+    }
+    return this.version
+  }
+
+  private entryFor(n: Notification): Entry {
+    const onChain = n.quoteId > 0 ? n.quoteId : undefined
+    const temp = n.tempQuoteId ?? undefined
+    const byQuote = onChain === undefined ? undefined : this.byQuoteId.get(onChain)
+    const byTemp = temp === undefined ? undefined : this.byTempId.get(temp)
+    let entry = byQuote ?? byTemp
+    if (byQuote && byTemp && byQuote !== byTemp) entry = this.join(byTemp, byQuote)
+    if (!entry) {
+      // The first id a quote is seen by names it for good (a temporary one when known).
+      entry = {
+        key: temp !== undefined ? `t${temp}` : `q${n.quoteId}`,
+        quoteId: null,
+        tempQuoteId: null,
+        transitions: [],
+        seen: new Set(),
+        base: EMPTY,
+        fold: EMPTY,
+        state: undefined,
+      }
+      this.entries.add(entry)
+    }
+    if (onChain !== undefined && entry.quoteId === null) {
+      entry.quoteId = onChain
+      this.byQuoteId.set(onChain, entry)
+    }
+    if (temp !== undefined && entry.tempQuoteId === null) {
+      entry.tempQuoteId = temp
+      this.byTempId.set(temp, entry)
+    }
+    return entry
+  }
+
+  /** One quote seen under both ids before a frame linked them: the older entry (its key) absorbs the other. */
+  private join(keep: Entry, other: Entry): Entry {
+    this.entries.delete(other)
+    if (other.state) this.removed.push(other.state)
+    for (const [id, e] of this.byQuoteId) if (e === other) this.byQuoteId.set(id, keep)
+    for (const [id, e] of this.byTempId) if (e === other) this.byTempId.set(id, keep)
+    keep.quoteId ??= other.quoteId
+    keep.tempQuoteId ??= other.tempQuoteId
+    for (const n of other.transitions) this.insert(keep, n)
+    return keep
+  }
+
+  /** Puts `n` in order; false when it is a duplicate or older than everything a full quote keeps. */
+  private insert(entry: Entry, n: Notification): boolean {
+    const [content, id] = keysOf(n)
+    if (entry.seen.has(content) || (id !== undefined && entry.seen.has(id))) return false
+    const list = entry.transitions
+    const t = timeOf(n)
+    let at = list.length
+    while (at > 0 && timeOf(list[at - 1]!) > t) at--
+    if (at === 0 && list.length >= this.maxTransitions) return false
+    entry.seen.add(content)
+    if (id !== undefined) entry.seen.add(id)
+    if (at === list.length) {
+      list.push(n)
+      entry.fold = step(entry.fold, n)
+    } else {
+      list.splice(at, 0, n)
+      entry.fold = list.reduce(step, entry.base)
+    }
+    while (list.length > this.maxTransitions) {
+      const dropped = list.shift()!
+      entry.base = step(entry.base, dropped)
+      const [c, i] = keysOf(dropped)
+      entry.seen.delete(c)
+      if (i !== undefined) entry.seen.delete(i)
+    }
+    return true
+  }
+
+  private refresh(entry: Entry): QuoteState {
+    const { fold } = entry
+    const newest = entry.transitions[entry.transitions.length - 1]!
+    let modifyTime: number | null = null
+    for (let i = entry.transitions.length - 1; i >= 0 && modifyTime === null; i--) modifyTime = entry.transitions[i]!.modifyTime
+    const state: QuoteState = Object.freeze({
+      key: entry.key,
+      quoteId: entry.quoteId,
+      tempQuoteId: entry.tempQuoteId,
+      account: this.account,
+      status: fold.status.status,
+      phase: newest.phase,
+      type: newest.type,
+      lastSeenAction: newest.lastSeenAction,
+      actionStatus: newest.actionStatus,
+      filledAmountOpen: fold.filledAmountOpen,
+      filledAmountClose: fold.filledAmountClose,
+      avgPriceOpen: fold.avgPriceOpen,
+      avgPriceClose: fold.avgPriceClose,
+      failureType: newest.failureType,
+      failureMessage: newest.failureMessage,
+      errorCode: newest.errorCode,
+      createTime: fold.createTime,
+      modifyTime,
+      transitions: Object.freeze(entry.transitions.slice()),
+      settled: isSettled(fold.status.status),
+    })
+    if (entry.state) this.removed.push(entry.state)
+    this.added.push(state)
+    entry.state = state
+    return state
+  }
+}

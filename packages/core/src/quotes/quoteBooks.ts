@@ -1,0 +1,116 @@
+import { Observable } from 'rxjs'
+import type { NotificationsConfigInput } from '../config/types.js'
+import { ServiceError } from '../errors/ServiceError.js'
+import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
+import type { SocketStatus } from '../transport/TransportEvent.js'
+import { assertAddress } from '../utils/address.js'
+import { QuoteLedger } from './QuoteLedger.js'
+import type { QuoteListVersion } from './QuoteList.js'
+import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams } from './QuoteState.js'
+
+/** A book whose `quotes` array is built on first read (see {@link QuoteListVersion}). */
+class Book implements QuoteBook {
+  constructor(
+    readonly ready: boolean,
+    readonly status: SocketStatus,
+    readonly error: ServiceError | null,
+    private readonly version: QuoteListVersion,
+  ) {
+    Object.freeze(this)
+  }
+  get quotes(): readonly QuoteState[] {
+    return this.version.quotes()
+  }
+  /** Spread and JSON see the quotes as a plain field. */
+  toJSON(): QuoteBook {
+    return { ready: this.ready, status: this.status, error: this.error, quotes: this.quotes }
+  }
+}
+
+/**
+ * `client.quotes` (SPEC §12): subscribes first (a resume stream from `since`, or from the start of the
+ * account's history), so the snapshot and the live frames meet with no gap, folds both into a
+ * {@link QuoteLedger}, and emits a book once per change. Changes that arrive together (one history
+ * snapshot, one socket read) are one book: they are applied at once and emitted on the next microtask.
+ * It never errors; failures are the book's `error`.
+ */
+export function quoteBooks<C extends NotificationsConfigInput>(
+  stream: NotificationsStreamClient<C>,
+  params: QuotesParams,
+  options: QuotesOptions = {},
+): Observable<QuoteBook> {
+  assertAddress(params?.account)
+  const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
+  if (since !== undefined && (typeof since !== 'number' || !Number.isFinite(since))) {
+    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds (a finite number), got ${String(since)}`)
+  }
+  for (const [name, value] of [['maxSnapshotRows', maxSnapshotRows], ['maxTransitions', maxTransitions]] as const) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+      throw new ServiceError('INVALID_PARAMETERS', `quotes ${name} must be a positive integer, got ${String(value)}`)
+    }
+  }
+  const events = stream.events(
+    { account: params.account, chainId: params.chainId, solverId: params.solverId as never },
+    // The whole history when no `since`: an old position that is still open belongs in the book.
+    { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows) } },
+  )
+  return new Observable<QuoteBook>((subscriber) => {
+    const ledger = new QuoteLedger(params.account, maxTransitions)
+    let ready = false
+    let status: SocketStatus = 'connecting'
+    let error: ServiceError | null = null
+    /** the snapshot's own truncation: it stays on the book, the snapshot is incomplete */
+    let incomplete: ServiceError | null = null
+    let truncating = false
+    let last: Book | undefined
+    let lastVersion: QuoteListVersion | undefined
+    let scheduled = false
+    let done = false
+    const emit = () => {
+      scheduled = false
+      if (done) return
+      const version = ledger.list()
+      if (last && last.ready === ready && last.status === status && last.error === error && lastVersion === version) return
+      last = new Book(ready, status, error, version)
+      lastVersion = version
+      subscriber.next(last)
+    }
+    const schedule = () => {
+      if (scheduled || done) return
+      scheduled = true
+      queueMicrotask(emit)
+    }
+    const subscription = events.subscribe({
+      next: (event) => {
+        if (event.type === 'notification') {
+          if (ledger.apply(event.notification)) schedule()
+          return
+        }
+        if (event.type === 'error') {
+          error = event.error
+          // The snapshot's truncation error follows its `truncated` status.
+          if (truncating && event.error.code === 'BACKFILL_TRUNCATED') incomplete = event.error
+          truncating = false
+        } else {
+          status = event.status
+          const backfill = event.backfill?.state
+          truncating = backfill === 'truncated' && !ready
+          if (backfill === 'finished' || backfill === 'truncated') ready = true
+          // The next success clears a failure; an incomplete snapshot stays reported.
+          if (status === 'open' || backfill === 'finished') error = incomplete
+        }
+        schedule()
+      },
+      complete: () => {
+        emit()
+        done = true
+        subscriber.complete()
+      },
+    })
+    emit()
+    return () => {
+      done = true
+      subscription.unsubscribe()
+    }
+  })
+}

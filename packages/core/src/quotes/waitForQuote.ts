@@ -1,0 +1,166 @@
+import type { Subscription } from 'rxjs'
+import type { NotificationsConfigInput, ResolvedSolver } from '../config/types.js'
+import { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import type { Notification } from '../protocol/types.js'
+import type { BackfillFetch } from '../search/backfill.js'
+import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
+import { type Address, assertAddress } from '../utils/address.js'
+import { QuoteLedger } from './QuoteLedger.js'
+import type { QuoteState, QuoteStatus, WaitForOptions, WaitForParams } from './QuoteState.js'
+
+/** The chase: first at once (or after this when the socket is slow to open), doubling up to the cap. */
+const CHASE_FIRST_MS = 500
+const CHASE_MAX_MS = 10_000
+/** History rows one chase may read (a quote has a handful; this bounds a rasa account-wide read). */
+const CHASE_MAX_ROWS = 10_000
+
+const STATUSES: ReadonlySet<string> = new Set<QuoteStatus>(['pending', 'open', 'closing', 'closed', 'cancelling', 'cancelled', 'failed', 'liquidated', 'unknown'])
+
+/**
+ * `client.waitFor` (SPEC §12): resolves with the quote once `until` holds, from live frames or from
+ * history. Solvers do not announce every confirmation, so while the live stream is silent about the
+ * quote it chases history for it (500 ms, doubling to 10 s). Settling clears everything it started:
+ * the stream, the timer, the request in flight.
+ */
+export function waitForQuote<C extends NotificationsConfigInput>(
+  stream: NotificationsStreamClient<C>,
+  history: (solver: ResolvedSolver, account: Address) => BackfillFetch,
+  params: WaitForParams,
+  options: WaitForOptions,
+): Promise<QuoteState> {
+  assertAddress(params?.account)
+  const { quoteId, tempQuoteId } = params
+  if ((quoteId === undefined) === (tempQuoteId === undefined)) {
+    throw new ServiceError('INVALID_PARAMETERS', 'waitFor needs exactly one of quoteId (the on-chain id) or tempQuoteId (the temporary, negative id)')
+  }
+  if (quoteId !== undefined && !(Number.isInteger(quoteId) && quoteId > 0)) {
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor quoteId must be a positive integer (the on-chain id), got ${String(quoteId)}; a negative id is a tempQuoteId`)
+  }
+  if (tempQuoteId !== undefined && !(Number.isInteger(tempQuoteId) && tempQuoteId < 0)) {
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor tempQuoteId must be a negative integer, got ${String(tempQuoteId)}; a positive id is a quoteId`)
+  }
+  const until = predicateOf(options?.until)
+  const timeoutMs = options.timeoutMs ?? 120_000
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`)
+  }
+  const solver = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId })
+  const account = params.account
+  const fetch = history(solver, account)
+  const signal = options.signal
+  const wanted = quoteId !== undefined ? `quote ${quoteId}` : `temporary quote ${tempQuoteId}`
+
+  return new Promise<QuoteState>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted before it started`, { cause: signal.reason }))
+      return
+    }
+    const ledger = new QuoteLedger(account, 50)
+    // The ids the quote is known by; the other one is learnt from the first frame that has both.
+    const ids = { quoteId, tempQuoteId }
+    let heard = false
+    let chasing: AbortController | undefined
+    let chased = 0
+    let delay = CHASE_FIRST_MS
+    let lastError: ServiceError | undefined
+    let settled = false
+    let chaseTimer: ReturnType<typeof setTimeout> | undefined
+
+    const finish = (outcome: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(chaseTimer)
+      clearTimeout(deadline)
+      chasing?.abort()
+      subscription?.unsubscribe()
+      signal?.removeEventListener('abort', onAbort)
+      outcome()
+    }
+    const take = (n: Notification): boolean => {
+      const mine = (ids.quoteId !== undefined && n.quoteId === ids.quoteId) || (ids.tempQuoteId !== undefined && n.tempQuoteId === ids.tempQuoteId)
+      if (!mine) return false
+      if (n.quoteId > 0) ids.quoteId ??= n.quoteId
+      if (n.tempQuoteId !== null) ids.tempQuoteId ??= n.tempQuoteId
+      const state = ledger.apply(n)
+      if (!state) return true
+      let holds: boolean
+      try {
+        holds = until(state)
+      } catch (cause) {
+        finish(() => reject(new ServiceError('CALLBACK', `waitFor's until threw: ${(cause as Error)?.message ?? String(cause)}. Fix the predicate.`, { cause })))
+        return true
+      }
+      if (holds) finish(() => resolve(state))
+      return true
+    }
+    const chase = () => {
+      chaseTimer = undefined
+      if (settled) return
+      // Live frames about the quote since the last look: history has nothing newer to say yet.
+      if (heard && chased > 0) {
+        heard = false
+        arm()
+        return
+      }
+      heard = false
+      chased++
+      const controller = new AbortController()
+      chasing = controller
+      fetch({ since: 0, maxRows: CHASE_MAX_ROWS, known: () => false, signal: controller.signal, quote: { quoteId, tempQuoteId } }).then(
+        (result) => {
+          if (controller.signal.aborted) return
+          chasing = undefined
+          lastError = undefined
+          for (const n of result.notifications) if (settled || take(n)) continue
+          arm()
+        },
+        (cause: unknown) => {
+          if (controller.signal.aborted) return
+          chasing = undefined
+          // A failed look is retried at the next step; the last one is named if time runs out.
+          lastError = isServiceError(cause) ? cause : new ServiceError('NETWORK', String(cause), { cause })
+          arm()
+        },
+      )
+    }
+    const arm = () => {
+      if (settled || chaseTimer !== undefined || chasing) return
+      chaseTimer = setTimeout(chase, delay)
+      delay = Math.min(delay * 2, CHASE_MAX_MS)
+    }
+    const onAbort = () => finish(() => reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted`, { cause: signal?.reason })))
+    const deadline = setTimeout(() => {
+      const state = ledger.get(ids)
+      const where = state ? `it is ${state.status}` : 'nothing was heard of it'
+      const why = lastError ? `; the last history look failed: ${lastError.message}` : ''
+      finish(() => reject(new ServiceError('TIMEOUT', `waitFor ${wanted} timed out after ${timeoutMs} ms: ${where}${why}. Raise timeoutMs or check the quote id.`)))
+    }, timeoutMs)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let subscription: Subscription | undefined
+    subscription = stream.events({ account, chainId: params.chainId, solverId: params.solverId as never }).subscribe((event) => {
+      if (event.type === 'notification') {
+        if (take(event.notification)) heard = true
+      } else if (event.type === 'status' && event.status === 'open' && chased === 0 && !chasing) {
+        // History is read once the live subscription exists, so nothing falls between the two.
+        clearTimeout(chaseTimer)
+        chaseTimer = undefined
+        chase()
+      }
+    })
+    if (settled) subscription.unsubscribe()
+    else arm()
+  })
+}
+
+function predicateOf(until: WaitForOptions['until'] | undefined): (quote: QuoteState) => boolean {
+  if (typeof until === 'function') return until
+  const list = typeof until === 'string' ? [until] : Array.isArray(until) ? until : undefined
+  if (!list || list.length === 0 || list.some((s) => typeof s !== 'string' || !STATUSES.has(s))) {
+    throw new ServiceError(
+      'INVALID_PARAMETERS',
+      `waitFor until must be a quote status (${[...STATUSES].join(', ')}), a list of them, or a function of the quote; got ${JSON.stringify(until)}`,
+    )
+  }
+  const wanted = new Set<string>(list)
+  return (quote) => wanted.has(quote.status)
+}
