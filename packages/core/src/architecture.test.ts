@@ -45,6 +45,7 @@ it('pins the public exports, so the surface changes only on purpose', () => {
     [
       "DEFAULT_MAX_FRAME_BYTES",
       "NotificationsObserver",
+      "QuotesObserver",
       "ServiceError",
       "ServiceRequestError",
       "browserLifecycle",

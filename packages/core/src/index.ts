@@ -65,3 +65,4 @@ export type {
 } from './search/types.js'
 export type { QuoteBook, QuoteState, QuoteStatus, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from './quotes/QuoteState.js'
 export { NotificationsObserver, type NotificationsState, type UseNotificationsOptions } from './observers/NotificationsObserver.js'
+export { QuotesObserver, type QuotesState, type UseQuotesOptions } from './observers/QuotesObserver.js'

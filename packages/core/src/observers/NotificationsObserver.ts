@@ -1,7 +1,8 @@
 import type { Subscription } from 'rxjs'
 import type { RegisteredConfig } from '../config/Register.js'
 import type { NotificationsConfigInput, SolverId } from '../config/types.js'
-import { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import { ServiceError } from '../errors/ServiceError.js'
+import { StreamObserver } from './StreamObserver.js'
 import type { Notification } from '../protocol/types.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import type { Address } from '../utils/address.js'
@@ -52,18 +53,9 @@ const IDLE: NotificationsState = /* @__PURE__ */ Object.freeze({ status: 'idle',
  * const observer = new NotificationsObserver(client, { account })
  * const stop = observer.subscribe(() => render(observer.getSnapshot()))
  */
-export class NotificationsObserver {
-  private options: UseNotificationsOptions
-  private state: NotificationsState = IDLE
-  private readonly listeners = new Set<() => void>()
-  private subscription: Subscription | undefined
-  private subscribedKey: string | undefined
-
-  constructor(
-    readonly client: NotificationsClient<NotificationsConfigInput>,
-    options: UseNotificationsOptions,
-  ) {
-    this.options = options
+export class NotificationsObserver extends StreamObserver<NotificationsState, UseNotificationsOptions> {
+  constructor(client: NotificationsClient<NotificationsConfigInput>, options: UseNotificationsOptions) {
+    super(client, options, IDLE)
   }
 
   /** Only the callbacks change (safe during a render): they are read at call time, nothing resubscribes. */
@@ -71,28 +63,7 @@ export class NotificationsObserver {
     this.options = { ...this.options, onNotification: options.onNotification, onStatusChange: options.onStatusChange, onError: options.onError }
   }
 
-  /** New options: callbacks take effect at once; a changed account, chain, solver or `enabled` moves the subscription. */
-  setOptions(options: UseNotificationsOptions): void {
-    this.options = options
-    if (this.listeners.size > 0) this.sync()
-  }
-
-  /** For `useSyncExternalStore` and friends: the first listener starts the stream, the last stops it. */
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    if (this.listeners.size === 1) this.sync()
-    return () => {
-      this.listeners.delete(listener)
-      if (this.listeners.size === 0) this.stop()
-    }
-  }
-
-  readonly getSnapshot = (): NotificationsState => this.state
-
-  /** Server rendering never opens a socket: always idle. */
-  readonly getServerSnapshot = (): NotificationsState => IDLE
-
-  private key(): string | undefined {
+  protected key(): string | undefined {
     const { account, enabled = true, chainId, solverId, resume } = this.options
     if (!account || !enabled) return undefined
     // Resume options written inline change identity every render: only their values move the subscription.
@@ -100,43 +71,32 @@ export class NotificationsObserver {
     return `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resumeKey}`
   }
 
-  private sync(): void {
-    const key = this.key()
-    if (key === this.subscribedKey) return
-    this.stop()
-    if (key === undefined) return
+  protected start(): Subscription {
     const { account, chainId, solverId, resume } = this.options
-    this.subscribedKey = key
-    try {
-      this.subscription = this.client.events({ account: account!, chainId, solverId }, { resume }).subscribe((event) => {
-        if (event.type === 'notification') this.call(() => this.options.onNotification?.(event.notification))
-        else if (event.type === 'error') this.fail(event.error)
-        else {
-          this.set({ status: event.status, error: event.status === 'open' ? null : this.state.error })
-          this.call(() => this.options.onStatusChange?.(event.status, event))
-        }
-      })
-    } catch (error) {
-      // Bad parameters (e.g. an address typo) surface as state, not as a render-time crash.
-      this.subscribedKey = key
-      this.set({ status: 'idle', error: isServiceError(error) ? error : new ServiceError('INVALID_PARAMETERS', String(error), { cause: error }) })
-      this.call(() => this.options.onError?.(this.state.error!))
-    }
+    return this.client.events({ account: account!, chainId, solverId }, { resume }).subscribe((event) => {
+      if (event.type === 'notification') this.call(() => this.options.onNotification?.(event.notification))
+      else if (event.type === 'error') this.fail(event.error)
+      else {
+        this.update({ status: event.status, error: event.status === 'open' ? null : this.current.error })
+        this.call(() => this.options.onStatusChange?.(event.status, event))
+      }
+    })
   }
 
-  private stop(): void {
-    this.subscription?.unsubscribe()
-    this.subscription = undefined
-    const wasSubscribed = this.subscribedKey !== undefined
-    this.subscribedKey = undefined
-    if (wasSubscribed || this.state !== IDLE) {
-      this.set(IDLE)
-      if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
-    }
+  protected refused(error: ServiceError): NotificationsState {
+    return { status: 'idle', error }
+  }
+
+  protected afterRefused(error: ServiceError): void {
+    this.call(() => this.options.onError?.(error))
+  }
+
+  protected stopped(wasSubscribed: boolean): void {
+    if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
   }
 
   private fail(error: ServiceError): void {
-    this.set({ status: this.state.status, error })
+    this.update({ status: this.current.status, error })
     try {
       this.options.onError?.(error)
     } catch {
@@ -152,10 +112,9 @@ export class NotificationsObserver {
     }
   }
 
-  private set(state: NotificationsState): void {
-    if (state.status === this.state.status && state.error === this.state.error) return
-    this.state = state
-    for (const listener of [...this.listeners]) listener()
+  private update(state: NotificationsState): void {
+    if (state.status === this.current.status && state.error === this.current.error) return
+    this.set(state)
   }
 }
 
