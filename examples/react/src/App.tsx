@@ -1,20 +1,17 @@
 import type { Address, SocketStatus } from '@solver-notifications/core'
 import { useNotifications } from '@solver-notifications/react'
-import { type QuoteGroup, addToTimeline } from 'example-shared/timeline'
 import { useState } from 'react'
 import { SearchPanel } from './SearchPanel.js'
-import { Timeline } from './Timeline.js'
+import { QuoteBook } from './QuoteBook.js'
 
 export function App(props: { initialAccount: Address }) {
   const [account, setAccount] = useState<string>(props.initialAccount)
   const [solverId, setSolverId] = useState<'beta' | 'alpha'>('beta')
-  const [groups, setGroups] = useState<QuoteGroup[]>([])
   const [log, setLog] = useState<SocketStatus[]>([])
   const valid = /^0x[0-9a-fA-F]{40}$/.test(account)
   const { status, error } = useNotifications({
     account: valid ? (account as Address) : undefined,
     solverId,
-    onNotification: (n) => setGroups((g) => addToTimeline(g, n)),
     onStatusChange: (s) => setLog((l) => [...l.slice(-7), s]),
   })
   return (
@@ -30,7 +27,7 @@ export function App(props: { initialAccount: Address }) {
         <span data-testid="status-log" className="log">{log.join(' → ')}</span>
         {error && <span className="badge type-failed">{error.code}: {error.message}</span>}
       </header>
-      <Timeline groups={groups} />
+      <QuoteBook account={valid ? (account as Address) : undefined} solverId={solverId} />
       <SearchPanel account={valid ? (account as Address) : undefined} solverId={solverId} />
     </main>
   )

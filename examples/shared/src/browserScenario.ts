@@ -55,8 +55,9 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * The scenario every example app passes in a real browser: build it, start simulators, open the page,
- * see published notifications appear, see a dropped connection go reconnecting → open, search and
- * page, and save a screenshot under the example's test-output.
+ * see the quote book (one row per quote), a dropped connection go reconnecting → open, search and
+ * page, wait for a fill that only history confirms, reload, fit 390 px, switch solver, and save a
+ * screenshot under the example's test-output.
  */
 export async function runExampleInBrowser(root: string, check: (message: string, ok: boolean) => void): Promise<void> {
   const outDir = join(root, 'test-output', 'dist')
@@ -73,15 +74,17 @@ export async function runExampleInBrowser(root: string, check: (message: string,
     await waitUntil(() => sims.rasa.subscriptions().length === 1)
 
     const first = await sims.rasa.instantOpen(DEMO_ACCOUNT)
-    const group = page.getByTestId(`quote-${first.tempQuoteId}`)
-    await group.getByText(`quote ${first.quoteId}`).waitFor()
-    check('published notifications appear grouped by quote', (await group.getByTestId('entry').count()) === 3)
+    const row = page.getByTestId(`quote-t${first.tempQuoteId}`)
+    await row.getByText(`quote ${first.quoteId}`).waitFor()
+    await row.getByTestId('entry').nth(2).waitFor()
+    check('a quote is one row from its temporary id to its fill, with its transitions', (await page.locator('[data-testid^="quote-t"]').count()) === 1 && (await row.getByTestId('entry').count()) === 3)
+    check('the row shows the quote status', (await row.getByTestId('quote-status').textContent()) === 'open')
 
     await sims.rasa.dropAll(1012)
     await page.getByTestId('status-log').filter({ hasText: /reconnecting.*open$/ }).waitFor()
-    await waitUntil(() => sims.rasa.subscriptions().length === 2)
+    await waitUntil(() => sims.rasa.subscriptions().length >= 2)
     const second = await sims.rasa.instantOpen(DEMO_ACCOUNT)
-    await page.getByTestId(`quote-${second.tempQuoteId}`).getByText(`quote ${second.quoteId}`).waitFor()
+    await page.getByTestId(`quote-t${second.tempQuoteId}`).getByText(`quote ${second.quoteId}`).waitFor()
     check('a dropped connection shows reconnecting then live again', true)
 
     for (let i = 0; i < 5; i++) await sims.rasa.instantOpen(DEMO_ACCOUNT)
@@ -91,6 +94,35 @@ export async function runExampleInBrowser(root: string, check: (message: string,
     await page.getByRole('button', { name: 'Next' }).click()
     await page.getByTestId('search-page').filter({ hasText: 'rows 6–7 of 7' }).waitFor()
     check('paging shows the rest', (await page.getByTestId('search-row').count()) === 2)
+
+    // "Wait for fill": the close fill reaches history only, never the socket; the chase confirms it.
+    await row.getByRole('button', { name: 'Wait for fill' }).click()
+    const t = sims.rasa.tick()
+    const base = { quote_id: first.quoteId, temp_quote_id: first.tempQuoteId, counterparty_address: DEMO_ACCOUNT, create_time: t - 10 }
+    await sims.rasa.publish({ ...base, id: 'close-req', last_seen_action: 'InstantRequestToClosePosition', action_status: 'success', modify_time: t })
+    await sims.rasa.publish({ ...base, id: 'close-fill', last_seen_action: 'FillOrderInstantClose', action_status: 'success', filled_amount_open: '1.5', filled_amount_close: '1.5', modify_time: t + 1 }, { live: false })
+    await row.getByTestId('wait-result').filter({ hasText: 'filled: closed' }).waitFor()
+    check('"wait for fill" is confirmed through history when the socket never says so', true)
+
+    // A reload loads the book from history: the same rows, marked as backfilled.
+    await page.reload()
+    await page.getByTestId('quote-count').filter({ hasText: '7 quotes' }).waitFor()
+    check('a reload shows the same book, from history (backfill marks)', (await row.getByTestId('backfill-mark').count()) > 0 && (await row.getByTestId('quote-status').textContent()) === 'closed')
+
+    // 390 px wide: nothing sticks out sideways.
+    await page.setViewportSize({ width: 390, height: 844 })
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    check(`the layout fits 390 px (overflow ${overflow}px)`, overflow <= 0)
+
+    // Another solver: the old book goes, the new one fills from its own stream.
+    await page.getByLabel('solver').selectOption('alpha')
+    await page.getByTestId('quote-count').filter({ hasText: '0 quotes' }).waitFor()
+    check('a solver switch clears the old book', (await page.locator('[data-testid^="quote-t"]').count()) === 0)
+    await waitUntil(() => sims.enigma.subscriptions().length >= 1)
+    await page.getByTestId('status').filter({ hasText: 'open' }).waitFor()
+    const other = await sims.enigma.instantOpen(DEMO_ACCOUNT)
+    await page.getByTestId(`quote-t${other.tempQuoteId}`).getByText(`quote ${other.quoteId}`).waitFor()
+    check('the new solver’s quotes arrive', (await page.locator('[data-testid^="quote-t"]').count()) === 1)
 
     mkdirSync(join(root, 'test-output'), { recursive: true })
     await page.screenshot({ path: join(root, 'test-output', 'screenshot.png'), fullPage: true })

@@ -1,24 +1,20 @@
-import { type Notification, type NotificationSearchResult, toNotification } from '@solver-notifications/core'
+import { type Address, type Notification, type NotificationSearchResult, type NotificationsClient, type QuoteState, toNotification } from '@solver-notifications/core'
 
-/** One quote's notifications, oldest first; keyed by the temporary id so anchoring keeps the group. */
-export interface QuoteGroup {
-  key: number
-  quoteId: number
-  onChain: boolean
-  latest: Notification
-  entries: Notification[]
-}
+/** How a quote row names its quote: the on-chain id once anchored, the temporary id before. */
+export const quoteLabel = (q: QuoteState) => (q.quoteId !== null ? `quote ${q.quoteId}` : `temp ${q.tempQuoteId}`)
 
-/** Adds a notification to the timeline (newest group first), returning a new array for frameworks that compare by identity. */
-export function addToTimeline(groups: readonly QuoteGroup[], n: Notification): QuoteGroup[] {
-  const key = n.tempQuoteId ?? n.quoteId
-  const index = groups.findIndex((g) => g.key === key)
-  const previous = index === -1 ? undefined : groups[index]!
-  const entries = [...(previous?.entries ?? []), n].sort((a, b) => (a.modifyTime ?? 0) - (b.modifyTime ?? 0))
-  const latest = entries[entries.length - 1]!
-  const group: QuoteGroup = { key, quoteId: n.onChain ? n.quoteId : (previous?.quoteId ?? n.quoteId), onChain: n.onChain || (previous?.onChain ?? false), latest, entries }
-  const rest = groups.filter((_, i) => i !== index)
-  return [group, ...rest]
+/**
+ * The "wait for fill" action: resolves when the quote's close has filled, also when the solver never
+ * announces it live (the client chases history). Returns the text the row shows.
+ */
+export async function waitForFill(client: NotificationsClient, account: Address, solverId: string, q: QuoteState): Promise<string> {
+  const ids = q.quoteId !== null ? { quoteId: q.quoteId } : { tempQuoteId: q.tempQuoteId ?? undefined }
+  try {
+    const done = await client.waitFor({ account, solverId, ...ids }, { until: (s) => s.settled, timeoutMs: 60_000 })
+    return `filled: ${done.status}`
+  } catch (error) {
+    return `gave up: ${(error as Error).message}`
+  }
 }
 
 /** Search rows of either protocol, normalized for display with core's toNotification. */
@@ -32,3 +28,6 @@ export const amount = (n: Notification) =>
   [n.filledAmountOpen && `filled ${n.filledAmountOpen} @ ${n.avgPriceOpen ?? '?'}`, n.filledAmountClose && `closed ${n.filledAmountClose} @ ${n.avgPriceClose ?? '?'}`]
     .filter(Boolean)
     .join(' · ')
+
+/** "1 quote", "7 quotes". */
+export const quoteCount = (n: number) => (n === 1 ? '1 quote' : `${n} quotes`)
