@@ -30,7 +30,13 @@ const QuoteRow = memo(function QuoteRow(props: { quote: QuoteState; account: Add
         <span>{quoteLabel(q)}</span>
         <span data-testid="quote-status" className={`badge status-${q.status}`}>{q.status}</span>
         {!q.settled && wait === undefined && (
-          <button type="button" onClick={() => (setWait('waiting…'), waitForFill(client, props.account, props.solverId, q).then(setWait))}>
+          <button
+            type="button"
+            onClick={() => {
+              setWait('waiting…')
+              waitForFill(client, props.account, props.solverId, q).then(setWait)
+            }}
+          >
             Wait for fill
           </button>
         )}
