@@ -4,6 +4,7 @@ import { runB3, runB4 } from './b3b4-hub.js'
 import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
 import { runPHub } from './p-hub.js'
+import { runQuotes } from './quotes.js'
 import { runResume } from './resume.js'
 import { runScale } from './scale.js'
 
@@ -18,6 +19,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   B7: runB7,
   P: runPHub,
   RESUME: runResume,
+  QUOTES: runQuotes,
   SCALE: runScale,
 }
 for (const [id, run] of Object.entries(suites)) {

@@ -34,8 +34,6 @@ interface Entry {
   tempQuoteId: number | null
   /** kept transitions, in `modify_time` order (frames without a time last, in arrival order) */
   transitions: Notification[]
-  /** de-duplication keys of the kept transitions */
-  seen: Set<string>
   /** the fold over transitions dropped at the `maxTransitions` cap */
   base: Fold
   /** the fold over everything */
@@ -45,9 +43,21 @@ interface Entry {
 
 const timeOf = (n: Notification) => n.modifyTime ?? Number.POSITIVE_INFINITY
 
-/** The keys a transition is known by: its id when it has one, and its content always (a stored row and its live frame match either way). */
-function keysOf(n: Notification): [string, string | undefined] {
-  return [`c${n.modifyTime}|${n.lastSeenAction}|${n.actionStatus}|${n.stateType}|${n.filledAmountOpen}|${n.filledAmountClose}`, n.id === null ? undefined : `i${n.id}`]
+/**
+ * Whether `b` is a transition already kept as `a`: the same id when both have one, else the same
+ * content (a stored row and its live frame match either way). A scan of at most `maxTransitions`
+ * beats a set of keys per quote in memory, which is what a book of 10,000 quotes is made of.
+ */
+function sameTransition(a: Notification, b: Notification): boolean {
+  if (a.id !== null && a.id === b.id) return true
+  return (
+    a.modifyTime === b.modifyTime &&
+    a.lastSeenAction === b.lastSeenAction &&
+    a.actionStatus === b.actionStatus &&
+    a.stateType === b.stateType &&
+    a.filledAmountOpen === b.filledAmountOpen &&
+    a.filledAmountClose === b.filledAmountClose
+  )
 }
 
 /**
@@ -110,7 +120,6 @@ export class QuoteLedger {
         quoteId: null,
         tempQuoteId: null,
         transitions: [],
-        seen: new Set(),
         base: EMPTY,
         fold: EMPTY,
         state: undefined,
@@ -142,15 +151,12 @@ export class QuoteLedger {
 
   /** Puts `n` in order; false when it is a duplicate or older than everything a full quote keeps. */
   private insert(entry: Entry, n: Notification): boolean {
-    const [content, id] = keysOf(n)
-    if (entry.seen.has(content) || (id !== undefined && entry.seen.has(id))) return false
     const list = entry.transitions
+    for (let i = list.length - 1; i >= 0; i--) if (sameTransition(list[i]!, n)) return false
     const t = timeOf(n)
     let at = list.length
     while (at > 0 && timeOf(list[at - 1]!) > t) at--
     if (at === 0 && list.length >= this.maxTransitions) return false
-    entry.seen.add(content)
-    if (id !== undefined) entry.seen.add(id)
     if (at === list.length) {
       list.push(n)
       entry.fold = step(entry.fold, n)
@@ -159,11 +165,7 @@ export class QuoteLedger {
       entry.fold = list.reduce(step, entry.base)
     }
     while (list.length > this.maxTransitions) {
-      const dropped = list.shift()!
-      entry.base = step(entry.base, dropped)
-      const [c, i] = keysOf(dropped)
-      entry.seen.delete(c)
-      if (i !== undefined) entry.seen.delete(i)
+      entry.base = step(entry.base, list.shift()!)
     }
     return true
   }

