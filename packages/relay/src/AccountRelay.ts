@@ -1,0 +1,191 @@
+import type { JetStreamClient } from '@nats-io/jetstream'
+import type { KV } from '@nats-io/kv'
+import type { Notification, NotificationsClient } from '@solver-notifications/core'
+import type { Subscription } from 'rxjs'
+import type { WatchedAccount } from './accountKeys.js'
+import type { RelayCounters } from './RelayStats.js'
+
+/** What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second. */
+export interface Checkpoint {
+  since: number
+  ids: string[]
+}
+
+/** The resume streams' de-duplication key: the notification id, else quote, modify_time, action and status. */
+export function dedupeKey(n: Notification): string {
+  return n.id ?? `${n.quoteId}.${n.modifyTime}.${n.lastSeenAction}.${n.actionStatus}`
+}
+
+interface Pending {
+  n: Notification
+  msgId: string
+  receivedAt: number
+  attempt: number
+}
+
+/** Checkpoints are written at most this often while the position moves (and when the account is let go). */
+const CHECKPOINT_EVERY_MS = 1_000
+const RETRY_MAX_MS = 5_000
+
+/**
+ * One owned account: a resume stream from its checkpoint into JetStream, each notification published
+ * with `Nats-Msg-Id` so overlapping relays publish it once. The checkpoint moves only behind
+ * acknowledged publishes and never past a gap the stream has not backfilled yet, so a relay that
+ * takes the account over resumes where nothing can be missing.
+ */
+export class AccountRelay {
+  private subscription: Subscription | undefined
+  private readonly pending = new Set<Pending>()
+  /** newest modify_time acknowledged, and the ids acknowledged at exactly that second */
+  private acked: number
+  private ackedIds = new Set<string>()
+  /** the position when the socket dropped, until the stream's backfill covered the gap */
+  private gapFrom: number | undefined
+  private skip: Checkpoint | undefined
+  private written: string | undefined
+  private checkpointTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>()
+  private stopped = false
+
+  constructor(
+    readonly watched: WatchedAccount,
+    private readonly ctx: {
+      client: NotificationsClient
+      js: JetStreamClient
+      checkpoints: KV
+      subject: string
+      counters: RelayCounters
+      log: (message: string) => void
+    },
+    private readonly start: Checkpoint,
+  ) {
+    this.acked = start.since
+    this.skip = start
+    this.ackedIds = new Set(start.ids)
+  }
+
+  /** Reads the checkpoint (else starts from `fallbackSince`) and subscribes. */
+  static async open(watched: WatchedAccount, ctx: AccountRelay['ctx'], fallbackSince: number): Promise<AccountRelay> {
+    let start: Checkpoint = { since: fallbackSince, ids: [] }
+    const entry = await ctx.checkpoints.get(watched.key)
+    if (entry && entry.operation === 'PUT') {
+      try {
+        const value = entry.json<Checkpoint>()
+        if (typeof value?.since === 'number' && Array.isArray(value.ids)) start = value
+      } catch {
+        ctx.log(`checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
+      }
+    }
+    const relay = new AccountRelay(watched, ctx, start)
+    relay.subscribe()
+    return relay
+  }
+
+  private subscribe(): void {
+    const { client } = this.ctx
+    const { account, chainId, solverId } = this.watched
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since } }).subscribe((event) => {
+      if (event.type === 'notification') this.relay(event.notification)
+      else if (event.type === 'error') {
+        this.ctx.counters.errors++
+        this.ctx.log(`${this.watched.key}: ${event.error.code}: ${event.error.message}`)
+      } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
+      else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') this.gapFrom = undefined
+    })
+  }
+
+  private relay(n: Notification): void {
+    if (this.stopped) return
+    const key = dedupeKey(n)
+    // Relayed before the takeover, at the checkpoint's own second: JetStream may have forgotten the id.
+    if (this.skip && n.modifyTime === this.skip.since && this.skip.ids.includes(key)) {
+      this.ctx.counters.skipped++
+      return
+    }
+    this.ctx.counters.received++
+    this.publish({ n, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
+  }
+
+  private publish(p: Pending): void {
+    this.pending.add(p)
+    const { js, subject, counters } = this.ctx
+    js.publish(subject, JSON.stringify(p.n), { msgID: p.msgId }).then(
+      (ack) => {
+        this.pending.delete(p)
+        counters.published++
+        if (ack.duplicate) counters.duplicates++
+        counters.lag(Date.now() - p.receivedAt)
+        const t = p.n.modifyTime
+        if (t !== null && t > this.acked) {
+          this.acked = t
+          this.ackedIds = new Set()
+        }
+        if (t === this.acked) this.ackedIds.add(dedupeKey(p.n))
+        this.scheduleCheckpoint()
+      },
+      (cause: unknown) => {
+        // NATS away or JetStream slow: keep it pending (the checkpoint stays behind it) and try again.
+        counters.retries++
+        if (p.attempt === 0) this.ctx.log(`${this.watched.key}: publish failed (${(cause as Error)?.message ?? String(cause)}); retrying`)
+        const delay = Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
+        const timer = setTimeout(() => {
+          this.retryTimers.delete(timer)
+          this.pending.delete(p)
+          // Let go meanwhile: the checkpoint stayed behind it, so the next owner publishes it.
+          if (!this.stopped) this.publish({ ...p, attempt: p.attempt + 1 })
+        }, delay)
+        this.retryTimers.add(timer)
+      },
+    )
+  }
+
+  /** Where a takeover may resume with nothing missing: behind every unacknowledged publish and every uncovered gap. */
+  private position(): number {
+    let at = this.acked
+    for (const p of this.pending) if (p.n.modifyTime !== null && p.n.modifyTime < at) at = p.n.modifyTime
+    if (this.gapFrom !== undefined && this.gapFrom < at) at = this.gapFrom
+    return at
+  }
+
+  private scheduleCheckpoint(): void {
+    if (this.checkpointTimer !== undefined || this.stopped) return
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = undefined
+      void this.writeCheckpoint()
+    }, CHECKPOINT_EVERY_MS)
+  }
+
+  private async writeCheckpoint(): Promise<void> {
+    const since = this.position()
+    const value: Checkpoint = { since, ids: since === this.acked ? [...this.ackedIds] : [] }
+    const text = JSON.stringify(value)
+    if (text === this.written) return
+    try {
+      await this.ctx.checkpoints.put(this.watched.key, text)
+      this.written = text
+      this.ctx.counters.checkpoints++
+    } catch (cause) {
+      this.ctx.log(`${this.watched.key}: checkpoint not written (${(cause as Error)?.message ?? String(cause)}); a takeover may republish (de-duplicated)`)
+    }
+  }
+
+  get inFlight(): number {
+    return this.pending.size
+  }
+
+  /**
+   * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, writes the
+   * checkpoint. Then the lease may be released.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.stopped) return
+    this.subscription?.unsubscribe()
+    const deadline = Date.now() + graceMs
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    this.stopped = true
+    clearTimeout(this.checkpointTimer)
+    for (const timer of this.retryTimers) clearTimeout(timer)
+    this.retryTimers.clear()
+    await this.writeCheckpoint()
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * What went wrong in the relay, as a code a program can act on.
+ *
+ * @example
+ * const code: RelayErrorCode = 'NATS_UNREACHABLE'
+ */
+export type RelayErrorCode =
+  /** the solvers config is missing, unreadable or invalid */
+  | 'INVALID_CONFIG'
+  /** an option of `startRelay` or the CLI is wrong */
+  | 'INVALID_PARAMETERS'
+  /** an account key is not `<chainId>.<solverId>.<lowercase account>` */
+  | 'INVALID_ACCOUNT_KEY'
+  /** no NATS server answered at the given servers */
+  | 'NATS_UNREACHABLE'
+  /** the JetStream stream exists with subjects that do not cover the relay's */
+  | 'STREAM_CONFLICT'
+  /** NATS answered, but JetStream is off or refused a request */
+  | 'JETSTREAM'
+
+/**
+ * A typed relay error: a code and a message that says how to fix it.
+ *
+ * @example
+ * try { await startRelay(options) } catch (e) { if (e instanceof RelayError && e.code === 'NATS_UNREACHABLE') retryLater() }
+ */
+export class RelayError extends Error {
+  override readonly name = 'RelayError'
+  constructor(
+    readonly code: RelayErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}

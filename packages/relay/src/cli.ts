@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
+import { RelayError } from './RelayError.js'
+import { startRelay } from './startRelay.js'
+
+const USAGE = `usage:
+  solver-relay --config solvers.json [--nats nats://127.0.0.1:4222] [--max-accounts N] [--lease-ttl-ms N] [--instance-id ID] [--stream NAME] [--subject-prefix P]
+  solver-relay accounts add|remove|list [KEY…] [--nats URL] [--since UNIX_SECONDS]
+KEY is <chainId>.<solverId>.<lowercase account>; --nats defaults to NATS_URL.`
+
+function fail(message: string): never {
+  console.error(`solver-relay: ${message}\n${USAGE}`)
+  process.exit(2)
+}
+
+const positiveInt = (name: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`)
+  return n
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parse>
+  function parse() {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        nats: { type: 'string' },
+        'max-accounts': { type: 'string' },
+        'lease-ttl-ms': { type: 'string' },
+        'instance-id': { type: 'string' },
+        stream: { type: 'string' },
+        'subject-prefix': { type: 'string' },
+        since: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    })
+  }
+  try {
+    parsed = parse()
+  } catch (error) {
+    fail((error as Error).message)
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    console.log(USAGE)
+    return
+  }
+  const natsUrl = values.nats ?? process.env.NATS_URL
+  if (!natsUrl) fail('no NATS: pass --nats nats://host:4222 or set NATS_URL')
+  const nats = { servers: natsUrl.split(',') }
+
+  if (positionals[0] === 'accounts') {
+    const [, action, ...keys] = positionals
+    if (action === 'list') {
+      for (const key of await listAccounts(nats)) console.log(key)
+      return
+    }
+    if (action !== 'add' && action !== 'remove') fail(`accounts takes add, remove or list, got ${action ?? 'nothing'}`)
+    if (keys.length === 0) fail(`accounts ${action} needs at least one KEY`)
+    const since = values.since === undefined ? undefined : Number(values.since)
+    if (since !== undefined && !Number.isFinite(since)) fail(`--since must be unix seconds, got ${values.since}`)
+    if (action === 'add') await addAccounts(nats, keys, { since })
+    else await removeAccounts(nats, keys)
+    console.log(`${action === 'add' ? 'added' : 'removed'} ${keys.length} account(s)`)
+    return
+  }
+  if (positionals.length > 0) fail(`unexpected ${positionals.join(' ')}`)
+  if (!values.config) fail('--config solvers.json is required (the createConfig input as JSON)')
+  let config: unknown
+  try {
+    config = JSON.parse(readFileSync(values.config, 'utf8'))
+  } catch (error) {
+    throw new RelayError('INVALID_CONFIG', `Cannot read --config ${values.config}: ${(error as Error).message}. It must be the createConfig input as JSON.`)
+  }
+  const relay = await startRelay({
+    config: config as never,
+    nats,
+    maxAccounts: positiveInt('max-accounts', values['max-accounts']),
+    leaseTtlMs: positiveInt('lease-ttl-ms', values['lease-ttl-ms']),
+    instanceId: values['instance-id'],
+    stream: values.stream,
+    subjectPrefix: values['subject-prefix'],
+    log: (line) => console.log(`${new Date().toISOString()} ${line}`),
+  })
+  let last = relay.stats()
+  let lastAt = Date.now()
+  const report = setInterval(() => {
+    const now = Date.now()
+    const s = relay.stats()
+    const rate = ((s.published - last.published) * 1000) / (now - lastAt)
+    console.log(
+      `${new Date(now).toISOString()} ${s.instanceId}: owned ${s.owned}/${s.accounts} accounts, ${s.instances} relay(s), ${rate.toFixed(0)} notifications/s, lag ${s.lagMs} ms, pending ${s.pending}, duplicates ${s.duplicates}, errors ${s.errors}`,
+    )
+    last = s
+    lastAt = now
+  }, 1_000)
+  const stop = async () => {
+    clearInterval(report)
+    await relay.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof RelayError) {
+    console.error(`solver-relay: ${error.code}: ${error.message}`)
+    process.exit(2)
+  }
+  console.error(error)
+  process.exit(1)
+})

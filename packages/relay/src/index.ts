@@ -1,0 +1,7 @@
+export { startRelay, type Relay, type RelayOptions } from './startRelay.js'
+export { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
+export { accountKey, parseAccountKey, type WatchedAccount } from './accountKeys.js'
+export { RelayError, type RelayErrorCode } from './RelayError.js'
+export type { RelayStats } from './RelayStats.js'
+export type { NatsTarget } from './natsConnection.js'
+export { dedupeKey, type Checkpoint } from './AccountRelay.js'

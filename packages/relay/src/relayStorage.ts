@@ -1,0 +1,81 @@
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream'
+import { type KV, Kvm } from '@nats-io/kv'
+import { type NatsConnection, nanos } from '@nats-io/nats-core'
+import { RelayError } from './RelayError.js'
+
+/** The bucket of watched accounts: keys `<chainId>.<solverId>.<lowercase account>`. */
+export const ACCOUNTS_BUCKET = 'solver_relay_accounts'
+/** Relay instances (`instances.<id>`) and account leases (`leases.<account key>`). */
+export const LEASES_BUCKET = 'solver_relay_leases'
+/** Each account's position: where a relay that takes it over resumes. */
+export const CHECKPOINTS_BUCKET = 'solver_relay_checkpoints'
+
+/** How long JetStream remembers a `Nats-Msg-Id`: a takeover republishes at most the last seconds before it. */
+const DUPLICATE_WINDOW_MS = 5 * 60_000
+
+const SUBJECT_TOKEN = /^[-_a-zA-Z0-9]+$/
+
+/** JetStream, its manager and the relay's three buckets. */
+export interface RelayStorage {
+  js: JetStreamClient
+  jsm: JetStreamManager
+  accounts: KV
+  leases: KV
+  checkpoints: KV
+}
+
+/** Opens JetStream and the buckets (creating what is missing); `JETSTREAM` when the server has it off. */
+export async function openStorage(nc: NatsConnection): Promise<RelayStorage> {
+  let jsm: JetStreamManager
+  try {
+    jsm = await jetstreamManager(nc)
+  } catch (cause) {
+    throw new RelayError('JETSTREAM', `The NATS server has no JetStream (${(cause as Error)?.message ?? String(cause)}). Start it with -js (and -sd DIR to keep data).`, { cause })
+  }
+  const js = jetstream(nc)
+  const kvm = new Kvm(js)
+  const bucket = async (name: string) => {
+    try {
+      return await kvm.create(name, { history: 1 })
+    } catch (cause) {
+      throw new RelayError('JETSTREAM', `Could not open the KV bucket ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
+    }
+  }
+  const [accounts, leases, checkpoints] = await Promise.all([bucket(ACCOUNTS_BUCKET), bucket(LEASES_BUCKET), bucket(CHECKPOINTS_BUCKET)])
+  return { js, jsm, accounts, leases, checkpoints }
+}
+
+/** Checks a subject prefix: dot-separated tokens of letters, digits, `-` and `_`. */
+export function checkSubjectPrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string' || prefix.split('.').some((t) => !SUBJECT_TOKEN.test(t))) {
+    throw new RelayError('INVALID_PARAMETERS', `subjectPrefix must be dot-separated tokens of letters, digits, - and _ (e.g. solver.notifications), got ${JSON.stringify(prefix)}`)
+  }
+  return prefix
+}
+
+/**
+ * Makes sure the stream exists and captures `<prefix>.>`. A stream of that name that captures other
+ * subjects is someone else's: `STREAM_CONFLICT`, nothing changed.
+ */
+export async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {
+  if (typeof name !== 'string' || !/^[-_a-zA-Z0-9]+$/.test(name)) {
+    throw new RelayError('INVALID_PARAMETERS', `stream must be a JetStream stream name (letters, digits, - and _), got ${JSON.stringify(name)}`)
+  }
+  const wanted = `${prefix}.>`
+  let subjects: string[] | undefined
+  try {
+    subjects = (await jsm.streams.info(name)).config.subjects ?? []
+  } catch (cause) {
+    if (!/not found/i.test((cause as Error)?.message ?? '')) throw new RelayError('JETSTREAM', `Could not read stream ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
+  }
+  if (subjects === undefined) {
+    await jsm.streams.add({ name, subjects: [wanted], duplicate_window: nanos(DUPLICATE_WINDOW_MS) })
+    return
+  }
+  if (!subjects.includes(wanted) && !subjects.includes('>')) {
+    throw new RelayError(
+      'STREAM_CONFLICT',
+      `Stream ${name} exists with subjects ${JSON.stringify(subjects)}, which do not capture ${wanted}. Pick another stream name (stream option / --stream) or subjectPrefix, or add ${wanted} to that stream.`,
+    )
+  }
+}

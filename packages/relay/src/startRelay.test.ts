@@ -1,0 +1,76 @@
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startNats } from '../test/natsServer.js'
+import { accountKey } from './accountKeys.js'
+import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
+import { type Relay, startRelay } from './startRelay.js'
+
+const A = '0xabc0000000000000000000000000000000000001'
+let nats: Awaited<ReturnType<typeof startNats>>
+let sim: SolverSimulator
+let relays: Relay[] = []
+beforeEach(async () => {
+  ;[nats, sim] = await Promise.all([startNats(), startSolverSimulator({ protocol: 'rasa' })])
+})
+afterEach(async () => {
+  await Promise.all(relays.map((r) => r.close()))
+  relays = []
+  await sim.close()
+  await nats.close()
+})
+
+const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
+
+async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+describe('bad input: a clear error naming what to fix, nothing half-started', () => {
+  it('malformed account keys are refused and nothing is written', async () => {
+    await expect(addAccounts({ servers: nats.url }, [accountKey(1, 'beta', A), '1.beta.0xABC0000000000000000000000000000000000001'])).rejects.toMatchObject({ code: 'INVALID_ACCOUNT_KEY', message: /mixed case/ })
+    await expect(addAccounts({ servers: nats.url }, ['beta.0xabc'])).rejects.toMatchObject({ code: 'INVALID_ACCOUNT_KEY', message: /2 dot-separated parts/ })
+    await expect(addAccounts({ servers: nats.url }, ['x.beta.0xabc0000000000000000000000000000000000001'])).rejects.toMatchObject({ message: /chain id "x"/ })
+    expect(await listAccounts({ servers: nats.url })).toEqual([])
+  })
+
+  it('an unreachable NATS, a bad config and a stream with other subjects', async () => {
+    await expect(startRelay({ config: configOf(sim), nats: { servers: 'nats://127.0.0.1:1' } })).rejects.toMatchObject({ code: 'NATS_UNREACHABLE', message: /nats-server -js/ })
+    await expect(startRelay({ config: { chains: {} } as never, nats: { servers: nats.url } })).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
+    const nc = await connect({ servers: nats.url })
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.add({ name: 'OTHER', subjects: ['other.>'] })
+    await expect(startRelay({ config: configOf(sim), nats: { servers: nats.url }, stream: 'OTHER' })).rejects.toMatchObject({ code: 'STREAM_CONFLICT', message: /other\.>/ })
+    // Nothing half-started: the only connection left is this test's own.
+    expect(await nats.connections()).toBe(1)
+    await nc.close()
+  })
+})
+
+it('relays an account put into the bucket, once, and closes its socket when the key is deleted', async () => {
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  relays.push(relay)
+  const key = accountKey(1, 'beta', A)
+  await addAccounts({ servers: nats.url }, [key])
+  await until(() => relay.owned().includes(key), 'the relay to own the account')
+  await sim.waitForSubscribers(A)
+  const opened = await sim.instantOpen(A)
+  await until(() => relay.stats().published === 3, 'three publishes')
+  const nc = await connect({ servers: nats.url })
+  const jsm = await jetstreamManager(nc)
+  const info = await jsm.streams.info('SOLVER_NOTIFICATIONS')
+  expect(info.state.messages).toBe(3)
+  const msg = await jsm.streams.getMessage('SOLVER_NOTIFICATIONS', { last_by_subj: `solver.notifications.${key}` })
+  expect(msg!.json<{ quoteId: number }>().quoteId).toBe(opened.quoteId)
+  expect(msg!.header?.get('Nats-Msg-Id')).toBe(`${key}.${opened.frames[2]!.id}`)
+  await removeAccounts({ servers: nats.url }, [key])
+  await until(() => relay.owned().length === 0, 'the account to be let go')
+  await until(() => sim.connections().every((c) => !c.open), 'its socket to close')
+  await nc.close()
+})
+

@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A free loopback port (the OS picks; released before nats-server binds it). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/**
+ * A real `nats-server -js` on a free loopback port with its own store directory (`.ci/run` installs
+ * Debian's nats-server). `restart()` stops it and starts it again on the same port and store.
+ */
+export async function startNats(): Promise<{ url: string; port: number; connections(): Promise<number>; restart(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+  const port = await freePort()
+  const monitor = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'relay-nats-'))
+  let child: ChildProcess | undefined
+  const start = async () => {
+    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
+    child = proc
+    await new Promise<void>((resolve, reject) => {
+      let text = ''
+      proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
+      proc.stderr!.on('data', (chunk: Buffer) => {
+        text += chunk.toString()
+        if (text.includes('Server is ready')) resolve()
+      })
+      proc.once('exit', (code) => reject(new Error(`nats-server exited with ${code}: ${text}`)))
+    })
+  }
+  const stop = async () => {
+    const proc = child
+    child = undefined
+    if (!proc || proc.exitCode !== null) return
+    await new Promise<void>((resolve) => {
+      proc.once('exit', () => resolve())
+      proc.kill('SIGTERM')
+    })
+  }
+  await start()
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    /** clients connected now, from the server's monitoring endpoint */
+    connections: async () => ((await (await fetch(`http://127.0.0.1:${monitor}/connz`)).json()) as { num_connections: number }).num_connections,
+    restart: async () => {
+      await stop()
+      await start()
+    },
+    stop,
+    close: async () => {
+      await stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
