@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
-import { type SolverSimulator, observe, spawnRelay, startSolvers, until } from '../test/cluster.js'
-import { startNats } from '../test/natsServer.js'
+import { type SolverSimulator, observe, spawnRelay, startSolvers, stopRelay, until } from '../test/cluster.js'
+import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
 
@@ -15,13 +15,13 @@ afterEach(async () => {
 
 const address = (i: number) => `0x${(0xabc000 + i).toString(16).padStart(40, '0')}` as const
 
-it('kill -9 one of 3 relays: its accounts are re-owned within leaseTtlMs + 5 s, and the stream holds every enigma transition once and every rasa quote’s latest state', async () => {
+it.skipIf(!natsAvailable)('kill -9 one of 3 relays: its accounts are re-owned within leaseTtlMs + 5 s, and the stream holds every enigma transition once and every rasa quote’s latest state', async () => {
   const nats = await startNats()
   cleanups.push(() => nats.close())
   const solvers = await startSolvers()
   cleanups.push(() => solvers.close())
   const relays = ['r1', 'r2', 'r3'].map((id) => spawnRelay(solvers.file, nats.url, id, ['--lease-ttl-ms', String(LEASE_TTL_MS)]))
-  cleanups.push(() => Promise.all(relays.map((r) => (r.child.exitCode === null ? (r.child.kill('SIGTERM'), r.exited) : undefined))))
+  cleanups.push(() => Promise.all(relays.map(stopRelay)))
   const obs = await observe(nats.url)
   cleanups.push(() => obs.close())
 
@@ -29,9 +29,13 @@ it('kill -9 one of 3 relays: its accounts are re-owned within leaseTtlMs + 5 s, 
   const rasaAccounts = Array.from({ length: 150 }, (_, i) => address(1_000 + i))
   const keys = [...enigmaAccounts.map((a) => accountKey(1, 'alpha', a)), ...rasaAccounts.map((a) => accountKey(1, 'beta', a))]
   await addAccounts({ servers: nats.url }, keys)
-  await until(async () => (await obs.owners()).size === 300, 'all 300 accounts owned', 60_000)
-  const before = await obs.owners()
-  expect(new Set(before.values())).toEqual(new Set(['r1', 'r2', 'r3']))
+  // Relays start at different speeds; the first one takes everything until the others join.
+  let before = new Map<string, string>()
+  await until(async () => {
+    before = await obs.owners()
+    const shares = ['r1', 'r2', 'r3'].map((id) => [...before.values()].filter((o) => o === id).length)
+    return before.size === 300 && shares.every((n) => n >= 70)
+  }, 'all 300 accounts spread over the 3 relays', 60_000)
 
   // Published throughout: an instant open per account, the victim killed halfway, then a close per account.
   const quotes = new Map<string, { sim: SolverSimulator; quoteId: number }>()

@@ -57,7 +57,7 @@ export async function observe(natsUrl: string, stream = 'SOLVER_NOTIFICATIONS') 
       const now = Date.now()
       for await (const key of await leases.keys('leases.>')) {
         const e = await leases.get(key)
-        if (!e || e.operation !== 'PUT') continue
+        if (e?.operation !== 'PUT') continue
         const v = e.json<{ owner: string; expires: number }>()
         if (v.expires > now) out.set(key.slice('leases.'.length), v.owner)
       }
@@ -91,3 +91,10 @@ export async function until(test: () => boolean | Promise<boolean>, what: string
 }
 
 export type { SolverSimulator }
+
+/** Stops a relay process gracefully (its leases are handed over) and waits for it. */
+export async function stopRelay(relay: ReturnType<typeof spawnRelay>): Promise<void> {
+  if (relay.child.exitCode !== null || relay.child.signalCode !== null) return
+  relay.child.kill('SIGTERM')
+  await relay.exited
+}

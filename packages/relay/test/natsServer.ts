@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -61,3 +61,9 @@ export async function startNats(): Promise<{ url: string; port: number; connecti
     },
   }
 }
+
+/**
+ * Whether these tests can run here: nats-server on the PATH. On CI it must be (`.ci/run` installs it);
+ * elsewhere the relay tests skip, and `npm test` says how to install it.
+ */
+export const natsAvailable = spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0 || Boolean(process.env.CI)
