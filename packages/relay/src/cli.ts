@@ -70,6 +70,8 @@ async function main(): Promise<void> {
   }
   if (positionals.length > 0) fail(`unexpected ${positionals.join(' ')}`)
   if (!values.config) fail('--config solvers.json is required (the createConfig input as JSON)')
+  const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
+  const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
   let config: unknown
   try {
     config = JSON.parse(readFileSync(values.config, 'utf8'))
@@ -79,8 +81,8 @@ async function main(): Promise<void> {
   const relay = await startRelay({
     config: config as never,
     nats,
-    maxAccounts: positiveInt('max-accounts', values['max-accounts']),
-    leaseTtlMs: positiveInt('lease-ttl-ms', values['lease-ttl-ms']),
+    maxAccounts,
+    leaseTtlMs,
     instanceId: values['instance-id'],
     stream: values.stream,
     subjectPrefix: values['subject-prefix'],

@@ -1,0 +1,107 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { normalizeNotification } from '@solver-notifications/core'
+import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
+import { startNats } from '../test/natsServer.js'
+import { accountKey } from '../src/accountKeys.js'
+import { addAccounts } from '../src/accountsAdmin.js'
+import { dedupeKey } from '../src/AccountRelay.js'
+import { startRelay } from '../src/startRelay.js'
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const heap = () => {
+  ;(globalThis as { gc?: () => void }).gc?.()
+  return process.memoryUsage().heapUsed
+}
+const address = (i: number) => `0x${(0xfee000 + i).toString(16).padStart(40, '0')}`
+async function until(test: () => boolean, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error('bench timed out')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/**
+ * Issue 15. Throughput: notifications/s from a simulator (its own process) through one relay into
+ * JetStream, acknowledged, against a plain `js.publish` loop of the same messages (same subjects,
+ * bodies and `Nats-Msg-Id`s, all in flight at once) in the same run. Scale: one relay process
+ * taking 5,000 enigma accounts (one socket each): time until all are owned, heap per account.
+ */
+async function main(): Promise<void> {
+  const nats = await startNats()
+  const sim = await startRemoteSimulator('rasa')
+  const accounts = Array.from({ length: 100 }, (_, i) => address(i))
+  const config = { defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: sim.httpUrl, notifications: { protocol: 'rasa' as const, url: sim.wsUrl } } } } } }
+  const relay = await startRelay({ config, nats: { servers: nats.url }, instanceId: 'bench', leaseTtlMs: 15_000 })
+  await addAccounts({ servers: nats.url }, accounts.map((a) => accountKey(1, 'beta', a)))
+  await until(() => relay.owned().length === accounts.length)
+  await sim.waitForSubscribers(accounts)
+  const nc = await connect({ servers: nats.url })
+  const js = jetstream(nc)
+  const n = 20_000
+  let round = 0
+  const t0 = Math.floor(Date.now() / 1000)
+  const frameOf = (r: number) => ({ modify_time: t0 + r, create_time: t0, last_seen_action: 'InstantRFQ', action_status: 'success', counterparty_address: accounts[0]! })
+
+  const throughRelay = async (): Promise<number> => {
+    const r = ++round
+    const before = relay.stats().published
+    const start = performance.now()
+    await sim.publish([frameOf(r)], { repeat: n, spread: { accounts } })
+    await until(() => relay.stats().published - before >= n)
+    return n / ((performance.now() - start) / 1000)
+  }
+  const plainLoop = async (): Promise<number> => {
+    const r = ++round
+    // The same messages the relay publishes: subject, normalized JSON body, Nats-Msg-Id (made first, not timed).
+    const messages = Array.from({ length: n }, (_, i) => {
+      const account = accounts[i % accounts.length]!
+      const note = normalizeNotification({ ...frameOf(r), counterparty_address: account, quote_id: i + 1 }, { protocol: 'rasa', chainId: 1, solverId: 'beta', account: account as `0x${string}` })
+      const key = accountKey(1, 'beta', account)
+      return { subject: `solver.notifications.${key}`, body: JSON.stringify(note), msgID: `${key}.${dedupeKey(note)}` }
+    })
+    const start = performance.now()
+    await Promise.all(messages.map((m) => js.publish(m.subject, m.body, { msgID: m.msgID })))
+    return n / ((performance.now() - start) / 1000)
+  }
+  await throughRelay()
+  await plainLoop()
+  const ours: number[] = []
+  const reference: number[] = []
+  for (let i = 0; i < 3; i++) {
+    ours.push(await throughRelay())
+    reference.push(await plainLoop())
+  }
+  const ratio = median(ours) / median(reference)
+  console.log(
+    `RELAY simulator → relay → JetStream (acknowledged): ${fmt(median(ours))} notifications/s vs a plain js.publish loop of the same messages ${fmt(median(reference))}/s → ratio ${ratio.toFixed(2)}×`,
+  )
+  await relay.close()
+  await sim.close()
+
+  // Scale: 5,000 enigma accounts, one socket each, in this one relay process.
+  const enigma = await startRemoteSimulator('enigma')
+  const many = Array.from({ length: 5_000 }, (_, i) => address(10_000 + i))
+  const enigmaConfig = { defaultChainId: 1, chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: { notifications: { protocol: 'enigma' as const, url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } } } } } }
+  const jsm = await jetstreamManager(nc)
+  await jsm.streams.purge('SOLVER_NOTIFICATIONS')
+  const heapBefore = heap()
+  const scaled = await startRelay({ config: enigmaConfig, nats: { servers: nats.url }, instanceId: 'scale', leaseTtlMs: 30_000 })
+  const start = performance.now()
+  await addAccounts({ servers: nats.url }, many.map((a) => accountKey(1, 'alpha', a)))
+  await until(() => scaled.owned().length === many.length)
+  await enigma.waitForSubscribers(many)
+  const seconds = (performance.now() - start) / 1000
+  const perAccount = (heap() - heapBefore) / many.length
+  console.log(
+    `RELAY one process holds ${fmt(scaled.owned().length)} enigma accounts (${fmt(await enigma.openConnections())} sockets, leases renewed every ${fmt(30_000 / 3)} ms): all subscribed in ${seconds.toFixed(1)} s, heap ${(perAccount / 1024).toFixed(1)} KiB per account`,
+  )
+  await scaled.close()
+  await enigma.close()
+  await nc.close()
+  await nats.close()
+}
+
+await main()
