@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Installs the packed tarballs of core and testkit into a throwaway project and runs what users run:
+# Installs the packed tarballs of core, testkit and relay into a throwaway project and runs what users run:
 # Node ESM and CommonJS (subscribe + search against the simulator), TypeScript in four module
 # resolutions with skipLibCheck false, Jest, and Bun and Deno clients. Needs `pnpm build` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for pkg in core testkit; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done
+for pkg in core testkit relay; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done
 cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$root/.ci/consumer/sim-server.mjs" "$root/.ci/consumer/runtime-client.mjs" "$work/"
 cd "$work"
 cat > package.json <<JSON
 { "name": "consumer", "private": true, "dependencies": {
   "@solver-notifications/core": "file:$(ls "$work"/solver-notifications-core-*.tgz)",
   "@solver-notifications/testkit": "file:$(ls "$work"/solver-notifications-testkit-*.tgz)",
+  "@solver-notifications/relay": "file:$(ls "$work"/solver-notifications-relay-*.tgz)",
   "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0",
   "jest": "^30.0.0", "bun": "^1.3.0", "deno": "^2.5.0" } }
 JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
 node smoke.cjs
+# The relay: both module systems load it, and its CLI runs and names what is missing.
+node --input-type=module -e "import { startRelay, parseAccountKey } from '@solver-notifications/relay'; if (typeof startRelay !== 'function' || parseAccountKey('1.beta.0x1111111111111111111111111111111111111111').chainId !== 1) process.exit(1)"
+node -e "const { startRelay } = require('@solver-notifications/relay'); if (typeof startRelay !== 'function') process.exit(1)"
+npx solver-relay --help > /dev/null
+if NATS_URL= npx solver-relay --config x.json 2>/dev/null; then echo "solver-relay without NATS should fail"; exit 1; fi
+echo "relay (ESM, CJS, CLI): ok"
 for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundler"; do
   set -- $mode
   npx tsc --noEmit --strict --skipLibCheck false --module "$1" --moduleResolution "$2" --target es2022 --types node types.ts
