@@ -5,7 +5,8 @@ import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import { type NotificationsStreamClient, createStreamClient } from '../stream/createStreamClient.js'
+import { type NotificationsStreamClient, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
+import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
 import { ResumeStream } from '../stream/resume/ResumeStream.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
@@ -60,7 +61,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
         dedupeWindow: resume.dedupeWindow ?? 2_048,
       },
     })
-  })
+  }, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
   return {
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),

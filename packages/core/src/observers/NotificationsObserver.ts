@@ -26,6 +26,8 @@ export interface UseNotificationsOptions<C extends NotificationsConfigInput = Re
   /** gap-free: backfill whatever may have been missed (see `ResumeOptions`) */
   resume?: boolean | ResumeOptions | undefined
   onNotification?: ((notification: Notification) => void) | undefined
+  /** with `crossTab`: run `onNotification` in one tab only (the visible one when there is one), e.g. for toasts */
+  notifyOnce?: boolean | undefined
   onStatusChange?: ((status: SocketStatus, event: StatusEvent | undefined) => void) | undefined
   onError?: ((error: ServiceError) => void) | undefined
 }
@@ -63,18 +65,26 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     this.options = { ...this.options, onNotification: options.onNotification, onStatusChange: options.onStatusChange, onError: options.onError }
   }
 
+  private unclaim: (() => void) | undefined
+
   protected key(): string | undefined {
-    const { account, enabled = true, chainId, solverId, resume } = this.options
+    const { account, enabled = true, chainId, solverId, resume, notifyOnce } = this.options
     if (!account || !enabled) return undefined
     // Resume options written inline change identity every render: only their values move the subscription.
     const resumeKey = typeof resume === 'object' && resume !== null ? resumeIdentity(resume) : String(resume === true)
-    return `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resumeKey}`
+    return `${account.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''} ${resumeKey} ${notifyOnce === true}`
   }
 
   protected start(): Subscription {
-    const { account, chainId, solverId, resume } = this.options
+    const { account, chainId, solverId, resume, notifyOnce } = this.options
+    // Tabs that share sockets agree on one of them to run the callback, per account and solver.
+    const tabs = notifyOnce ? this.client.crossTab : undefined
+    const onceKey = `${account!.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''}`
+    this.unclaim = tabs?.claim(onceKey)
     return this.client.events({ account: account!, chainId, solverId }, { resume }).subscribe((event) => {
-      if (event.type === 'notification') this.call(() => this.options.onNotification?.(event.notification))
+      if (event.type === 'notification') {
+        if (!tabs || tabs.isNotifier(onceKey)) this.call(() => this.options.onNotification?.(event.notification))
+      }
       else if (event.type === 'error') this.fail(event.error)
       else {
         this.update({ status: event.status, error: event.status === 'open' ? null : this.current.error })
@@ -92,6 +102,8 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
   }
 
   protected stopped(wasSubscribed: boolean): void {
+    this.unclaim?.()
+    this.unclaim = undefined
     if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
   }
 

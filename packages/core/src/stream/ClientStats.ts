@@ -17,10 +17,12 @@ export interface ClientStats extends TransportStats {
   backfills: { runs: number; recovered: number; truncated: number; failed: number; foreign: number }
   /** timers pending inside the client (linger, backoff, heartbeat, connect timeout, backfill retry, sweep); 0 when idle */
   timers: number
+  /** with `crossTab` in a browser: this tab's role, the tabs sharing, messages dropped as foreign or malformed */
+  crossTab?: { role: 'leader' | 'follower'; tabs: number; dropped: number }
 }
 
 /** Fresh counters; the transport increments its part, resume streams theirs. */
-export function createClientStats(): Omit<ClientStats, 'timers'> {
+export function createClientStats(): Omit<ClientStats, 'timers' | 'crossTab'> {
   return {
     sockets: 0,
     subscriptions: 0,

@@ -46,6 +46,12 @@ export interface NotificationsClientOptions<C extends NotificationsConfigInput =
   lifecycle?: Lifecycle | false
   /** jitter source in [0, 1); injectable for deterministic tests */
   random?: () => number
+  /**
+   * Browsers: one tab holds the sockets for every tab of the origin and relays each stream's events to
+   * the tabs that asked (Web Locks + BroadcastChannel; `name` separates independent groups). Elsewhere
+   * it does nothing and says so once.
+   */
+  crossTab?: boolean | { name?: string | undefined } | undefined
 }
 
 /** Applies defaults and rejects nonsense numbers with `INVALID_CONFIG` naming the option. */
@@ -72,6 +78,10 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   const WebSocket = options.WebSocket
   if (WebSocket !== undefined && typeof WebSocket !== 'function') problems.push('WebSocket: expected a WebSocket constructor')
   const lifecycle = options.lifecycle
+  const crossTab = options.crossTab
+  if (crossTab !== undefined && typeof crossTab !== 'boolean' && (typeof crossTab !== 'object' || crossTab === null || (crossTab.name !== undefined && (typeof crossTab.name !== 'string' || crossTab.name === '')))) {
+    problems.push('crossTab: expected true, false or { name: a non-empty string }')
+  }
   if (lifecycle !== undefined && lifecycle !== false && typeof lifecycle?.subscribe !== 'function') {
     problems.push('lifecycle: expected { subscribe(listener) => unsubscribe } or false')
   }

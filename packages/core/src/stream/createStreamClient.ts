@@ -2,6 +2,8 @@ import { Observable, type Subscriber, type TeardownLogic, distinctUntilChanged }
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
+import type { CrossTabStats } from '../transport/crossTab/CrossTabPool.js'
+import type { ListenerPool } from '../transport/ListenerPool.js'
 import { type Lease, SocketPool } from '../transport/SocketPool.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
@@ -74,7 +76,29 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
   stats(): ClientStats
   /** Closes every socket; open streams emit status `closed` and complete. */
   close(): void
+  /** Cross-tab coordination when `crossTab` is on in a browser (what `notifyOnce` asks); undefined otherwise. */
+  readonly crossTab: CrossTabHandle | undefined
 }
+
+/**
+ * What a client sharing its sockets across tabs answers: which tab runs a `notifyOnce` callback.
+ *
+ * @example
+ * const release = client.crossTab?.claim(key); if (client.crossTab?.isNotifier(key) ?? true) toast(n)
+ */
+export interface CrossTabHandle {
+  /** this tab wants `notifyOnce` callbacks for `key`; returns the withdrawal */
+  claim(key: string): () => void
+  /** whether this tab is the one that runs them (the visible one when there is one) */
+  isNotifier(key: string): boolean
+  stats(): CrossTabStats
+}
+
+/**
+ * What makes `crossTab` possible, given by the full client: wraps this tab's pool in one shared with
+ * the other tabs, or returns undefined where the browser APIs are missing (after saying so once).
+ */
+export type CrossTabFeature = (local: SocketPool, config: NotificationsConfig, option: true | { name?: string | undefined }) => (ListenerPool & CrossTabHandle) | undefined
 
 /**
  * Feeds one Observable subscriber and is its own pool lease and teardown: one small object per
@@ -86,7 +110,7 @@ abstract class ViewListener<T> implements Listener, StreamListener, Lease {
   route: Lease['route'] = undefined
   constructor(
     protected readonly subscriber: Subscriber<T>,
-    private readonly pool: SocketPool,
+    private readonly pool: ListenerPool,
   ) {}
   abstract notification(notification: Notification): void
   abstract event(event: StatusEvent | TransportErrorEvent): void
@@ -121,12 +145,12 @@ class StatusView extends ViewListener<SocketStatus> {
   }
 }
 
-type View<T> = new (subscriber: Subscriber<T>, pool: SocketPool) => ViewListener<T>
+type View<T> = new (subscriber: Subscriber<T>, pool: ListenerPool) => ViewListener<T>
 
 /** A live stream of one account; subscribing puts a view listener in the pool (a subclass: no closure per stream). */
 class PoolObservable<T> extends Observable<T> {
   constructor(
-    private readonly pool: SocketPool,
+    private readonly pool: ListenerPool,
     private readonly solver: ResolvedSolver,
     private readonly account: Address,
     private readonly View: View<T>,
@@ -151,7 +175,7 @@ export type ResumeFeature = (args: {
   solver: ResolvedSolver
   account: Address
   options: ResumeOptions
-  pool: SocketPool
+  pool: ListenerPool
   transport: TransportOptions
   stats: ClientStats
 }) => Listener & Lease & { start(): void; dispose(): void }
@@ -167,11 +191,16 @@ export type ResumeFeature = (args: {
 export function createStreamClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C>,
   resume?: ResumeFeature,
+  crossTabFeature?: CrossTabFeature,
 ): NotificationsStreamClient<C> {
   const resolved = resolveClientOptions(options)
   const stats = createClientStats()
-  const pool = new SocketPool(resolved, stats)
+  const local = new SocketPool(resolved, stats)
   const { config } = options
+  const wantsCrossTab = options.crossTab !== undefined && options.crossTab !== false
+  if (wantsCrossTab && !crossTabFeature) warnOnce('crossTab needs createNotificationsClient (createStreamClient alone keeps its own sockets).')
+  const crossTab = wantsCrossTab && crossTabFeature ? crossTabFeature(local, config as NotificationsConfig, options.crossTab as true | { name?: string }) : undefined
+  const pool: ListenerPool = crossTab ?? local
 
   const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): Observable<T> => {
     assertAddress(params?.account)
@@ -204,9 +233,19 @@ export function createStreamClient<C extends NotificationsConfigInput>(
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },
       backfills: { ...stats.backfills },
       timers: pool.timers.pending,
+      ...(crossTab ? { crossTab: crossTab.stats() } : {}),
     }),
     close: () => pool.close(),
+    crossTab,
   }
+}
+
+let warned = false
+/** One `console.warn` per page or process, however many clients are made. */
+export function warnOnce(message: string): void {
+  if (warned) return
+  warned = true
+  console.warn(`solver-notifications: ${message}`)
 }
 
 /** Rejects nonsense resume options with `INVALID_PARAMETERS` at the call, naming the option. */

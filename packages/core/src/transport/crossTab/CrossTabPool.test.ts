@@ -1,0 +1,143 @@
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { FakeLocks } from '../../../test/FakeLocks.js'
+import { record } from '../../../test/live.js'
+import { type NotificationsClient, createNotificationsClient } from '../../client/createNotificationsClient.js'
+import { createConfig } from '../../config/createConfig.js'
+import { NotificationsObserver } from '../../observers/NotificationsObserver.js'
+import type { NotificationEvent } from '../../stream/NotificationEvent.js'
+
+// Tabs side by side in one Node process: real BroadcastChannel, real sockets to the simulators, and
+// an in-process Web Locks (Node has none). The browser proof is examples/crosstab (Chromium).
+
+const A = '0xAbC0000000000000000000000000000000000001' as const
+const B = '0xAbC0000000000000000000000000000000000002' as const
+let enigma: SolverSimulator
+let rasa: SolverSimulator
+let locks: FakeLocks
+let tabs: NotificationsClient[] = []
+let name = 0
+beforeEach(async () => {
+  ;[enigma, rasa] = await Promise.all([startSolverSimulator({ protocol: 'enigma' }), startSolverSimulator({ protocol: 'rasa' })])
+  locks = new FakeLocks()
+  vi.stubGlobal('navigator', { locks })
+  name++
+})
+afterEach(async () => {
+  for (const t of tabs) t.close()
+  tabs = []
+  vi.unstubAllGlobals()
+  await Promise.all([enigma.close(), rasa.close()])
+})
+
+function openTab(): NotificationsClient {
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: {
+      1: {
+        defaultSolver: 'beta',
+        solvers: {
+          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+        },
+      },
+    },
+  })
+  const tab = createNotificationsClient({ config, crossTab: { name: `t${name}` }, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 } })
+  tabs.push(tab)
+  return tab
+}
+
+async function until(test: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+const ids = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification.id] : []))
+
+it('3 tabs on the same 2 accounts and both protocols: one socket per socket key, every tab gets every notification', async () => {
+  const all = [openTab(), openTab(), openTab()]
+  const streams = all.flatMap((t) => [A, B].flatMap((account) => ['alpha', 'beta'].map((solverId) => record(t.events({ account, solverId: solverId as 'alpha' }, { resume: true })))))
+  await Promise.all([enigma.waitForSubscribers(A), enigma.waitForSubscribers(B), rasa.waitForSubscribers(A), rasa.waitForSubscribers(B)])
+  await until(() => all.every((t) => t.stats().crossTab !== undefined && t.stats().crossTab!.tabs === 3), 'three tabs to see each other')
+  const published = [await enigma.instantOpen(A), await enigma.instantOpen(B), await rasa.instantOpen(A), await rasa.instantOpen(B)].flatMap((l) => l.frames.map((f) => f.id))
+  await until(() => streams.every((s) => ids(s.values).length === 3), 'every stream to have its 3 frames')
+  expect(enigma.connections().filter((c) => c.open)).toHaveLength(2)
+  expect(rasa.connections().filter((c) => c.open)).toHaveLength(1)
+  for (let t = 0; t < 3; t++) expect(streams.slice(t * 4, t * 4 + 4).flatMap((s) => ids(s.values)).sort()).toEqual([...published].sort())
+  const roles = all.map((t) => t.stats().crossTab!.role)
+  expect(roles.filter((r) => r === 'leader')).toHaveLength(1)
+  for (const t of all) expect(t.stats().sockets).toBe(t.stats().crossTab!.role === 'leader' ? 3 : 0)
+})
+
+it('the leader tab closes while lifecycles are published: another leads, and every resume stream has every transition once', async () => {
+  const all = [openTab(), openTab(), openTab()]
+  const streams = all.map((t) => record(t.events({ account: A, solverId: 'alpha' }, { resume: true })))
+  await enigma.waitForSubscribers(A)
+  await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
+  const leader = all.findIndex((t) => t.stats().crossTab!.role === 'leader')
+  const frames: string[] = []
+  for (let i = 0; i < 10; i++) {
+    frames.push(...(await enigma.instantOpen(A)).frames.map((f) => f.id as string))
+    if (i === 4) all[leader]!.close()
+  }
+  const rest = all.filter((_, i) => i !== leader)
+  await until(() => rest.some((t) => t.stats().crossTab!.role === 'leader'), 'a new leader', 2_000)
+  for (const [i, s] of streams.entries()) {
+    if (i === leader) continue
+    await until(() => ids(s.values).length >= 30, `tab ${i} to catch up`)
+    expect([...ids(s.values)].sort()).toEqual([...frames].sort())
+  }
+})
+
+it('a late tab gets the current status at once; a tab that unsubscribes releases only its share', async () => {
+  const first = openTab()
+  const a = record(first.status({ account: A, solverId: 'alpha' }))
+  await until(() => a.values.at(-1) === 'open', 'open')
+  const second = openTab()
+  const b = record(second.status({ account: A, solverId: 'alpha' }))
+  await until(() => b.values.at(-1) === 'open', 'the late tab to see open')
+  expect(b.values).toEqual(['open'])
+  const [leader, followerSub] = first.stats().crossTab!.role === 'leader' ? [first, b] : [second, a]
+  expect(leader.stats().subscriptions).toBe(2) // its own stream and the one it serves for the other tab
+  followerSub.subscription.unsubscribe()
+  await until(() => leader.stats().subscriptions === 1, 'the follower’s share to be released')
+  expect(enigma.connections().filter((c) => c.open)).toHaveLength(1)
+})
+
+it('notifyOnce runs the callback in one tab; a foreign or malformed message is dropped and counted', async () => {
+  const all = [openTab(), openTab(), openTab()]
+  const toasts: number[] = []
+  const stops = all.map((t, i) => new NotificationsObserver(t, { account: A, solverId: 'beta', notifyOnce: true, onNotification: () => toasts.push(i) }).subscribe(() => {}))
+  await rasa.waitForSubscribers(A)
+  await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
+  // Beats carry each tab's notifyOnce claims: wait until the tabs agree on one.
+  const key = `${A.toLowerCase()}  beta`
+  await until(() => all.filter((t) => t.crossTab!.isNotifier(key)).length === 1, 'one notifier')
+  await rasa.instantOpen(A)
+  await until(() => toasts.length >= 3, 'three toasts')
+  await rasa.instantOpen(A) // frames arrive in order: a stray toast of the first lifecycle would come before these
+  await until(() => toasts.length >= 6, 'six toasts')
+  expect(toasts).toHaveLength(6)
+  expect(new Set(toasts).size).toBe(1)
+  for (const stop of stops) stop()
+
+  const channel = new BroadcastChannel(`solver-notifications:t${name}`)
+  channel.postMessage({ hello: 'world' })
+  channel.postMessage({ v: 1, t: 'n', tab: 'x', to: 'y', sid: 's', n: { type: 'evil' } })
+  await until(() => all.every((t) => t.stats().crossTab!.dropped === 2), 'both dropped in every tab')
+  channel.close()
+})
+
+it('outside a browser (no Web Locks) the option does nothing and says so once', () => {
+  vi.unstubAllGlobals()
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+  const one = openTab()
+  openTab()
+  expect(warn.mock.calls.filter(([m]) => String(m).includes('crossTab'))).toHaveLength(1)
+  expect(one.stats().crossTab).toBeUndefined()
+  expect(one.crossTab).toBeUndefined()
+  warn.mockRestore()
+})

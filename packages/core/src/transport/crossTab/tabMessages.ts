@@ -1,0 +1,109 @@
+import { ServiceError, type ServiceErrorCode } from '../../errors/ServiceError.js'
+import { sealRaw } from '../../protocol/frame.js'
+import type { Notification } from '../../protocol/types.js'
+import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
+
+/** Version of the messages tabs exchange; a tab of another version is foreign. */
+export const TAB_PROTOCOL = 1
+
+/** Every message between tabs (SPEC §14); `to` addresses one tab, the rest are for all. */
+export type TabMessage =
+  | { v: 1; t: 'beat'; tab: string; visible: boolean; leader: boolean; once: string[] }
+  | { v: 1; t: 'leader'; tab: string }
+  | { v: 1; t: 'bye'; tab: string }
+  | { v: 1; t: 'handoff'; tab: string; to: string }
+  | { v: 1; t: 'sub'; tab: string; to: string; sid: string; chainId: number; solverId: string; account: string }
+  | { v: 1; t: 'unsub'; tab: string; to: string; sid: string }
+  | { v: 1; t: 'n'; tab: string; to: string; sid: string; n: Notification }
+  | { v: 1; t: 'e'; tab: string; to: string; sid: string; e: WireEvent }
+  | { v: 1; t: 'c'; tab: string; to: string; sid: string }
+
+/** A status or error event as it crosses tabs (an error travels as its code and message). */
+export type WireEvent = TransportStatusEvent | { type: 'error'; error: { code: string; message: string } }
+
+const STATUSES = new Set(['idle', 'connecting', 'open', 'reconnecting', 'closed'])
+const TYPES = new Set(['success', 'failed', 'seen', 'unknown'])
+const PHASES = new Set(['open', 'fill', 'close', 'cancel', 'liquidation', 'other'])
+const PROTOCOLS = new Set(['enigma', 'rasa'])
+const SOURCES = new Set(['live', 'backfill'])
+const STRING_OR_NULL = ['lastSeenAction', 'actionStatus', 'counterpartyAddress', 'stateType', 'failureType', 'failureMessage', 'filledAmountOpen', 'filledAmountClose', 'avgPriceOpen', 'avgPriceClose', 'vaAddress', 'id'] as const
+const NUMBER_OR_NULL = ['tempQuoteId', 'errorCode', 'orderType', 'version', 'createTime', 'modifyTime'] as const
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const str = (v: unknown) => typeof v === 'string'
+const strOrNull = (v: unknown) => v === null || typeof v === 'string'
+const numOrNull = (v: unknown) => v === null || typeof v === 'number'
+
+/** An event for the channel. */
+export function toWire(event: TransportStatusEvent | TransportErrorEvent): WireEvent {
+  return event.type === 'error' ? { type: 'error', error: { code: event.error.code, message: event.error.message } } : event
+}
+
+/**
+ * Reads a message from the channel like a frame from a socket: anything foreign or malformed is
+ * `undefined` (the caller drops and counts it), and what comes back is rebuilt from known fields only.
+ */
+export function parseTabMessage(data: unknown): TabMessage | undefined {
+  if (!isObject(data) || data.v !== TAB_PROTOCOL || !str(data.tab)) return undefined
+  const addressed = str(data.to)
+  switch (data.t) {
+    case 'beat':
+      return typeof data.visible === 'boolean' && typeof data.leader === 'boolean' && Array.isArray(data.once) && data.once.every(str)
+        ? { v: 1, t: 'beat', tab: data.tab as string, visible: data.visible, leader: data.leader, once: data.once as string[] }
+        : undefined
+    case 'leader':
+    case 'bye':
+      return { v: 1, t: data.t, tab: data.tab as string }
+    case 'handoff':
+      return addressed ? { v: 1, t: 'handoff', tab: data.tab as string, to: data.to as string } : undefined
+    case 'sub':
+      return addressed && str(data.sid) && typeof data.chainId === 'number' && str(data.solverId) && str(data.account)
+        ? { v: 1, t: 'sub', tab: data.tab as string, to: data.to as string, sid: data.sid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string }
+        : undefined
+    case 'unsub':
+    case 'c':
+      return addressed && str(data.sid) ? { v: 1, t: data.t, tab: data.tab as string, to: data.to as string, sid: data.sid as string } : undefined
+    case 'n': {
+      const n = addressed && str(data.sid) ? readNotification(data.n) : undefined
+      return n ? { v: 1, t: 'n', tab: data.tab as string, to: data.to as string, sid: data.sid as string, n } : undefined
+    }
+    case 'e': {
+      const e = addressed && str(data.sid) ? readEvent(data.e) : undefined
+      return e ? { v: 1, t: 'e', tab: data.tab as string, to: data.to as string, sid: data.sid as string, e } : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/** The event a listener receives, rebuilt (errors become `ServiceError`s again). */
+export function fromWire(e: WireEvent): TransportStatusEvent | TransportErrorEvent {
+  return e.type === 'error' ? { type: 'error', error: new ServiceError(e.error.code as ServiceErrorCode, e.error.message) } : e
+}
+
+function readEvent(e: unknown): WireEvent | undefined {
+  if (!isObject(e)) return undefined
+  if (e.type === 'error') {
+    const error = e.error
+    return isObject(error) && str(error.code) && str(error.message) ? { type: 'error', error: { code: error.code as string, message: error.message as string } } : undefined
+  }
+  if (e.type !== 'status' || !STATUSES.has(e.status as string) || typeof e.attempt !== 'number') return undefined
+  const out: { -readonly [K in keyof TransportStatusEvent]: TransportStatusEvent[K] } = { type: 'status', status: e.status as TransportStatusEvent['status'], attempt: e.attempt }
+  if (typeof e.retryInMs === 'number') out.retryInMs = e.retryInMs
+  if (typeof e.closeCode === 'number') out.closeCode = e.closeCode
+  if (typeof e.closeReason === 'string') out.closeReason = e.closeReason
+  return out
+}
+
+function readNotification(n: unknown): Notification | undefined {
+  if (!isObject(n)) return undefined
+  if (!TYPES.has(n.type as string) || !PHASES.has(n.phase as string) || !PROTOCOLS.has(n.protocol as string) || !SOURCES.has(n.source as string)) return undefined
+  if (typeof n.quoteId !== 'number' || typeof n.chainId !== 'number' || typeof n.onChain !== 'boolean' || !str(n.account) || !str(n.solverId) || !isObject(n.raw)) return undefined
+  for (const key of STRING_OR_NULL) if (!strOrNull(n[key])) return undefined
+  for (const key of NUMBER_OR_NULL) if (!numOrNull(n[key])) return undefined
+  const out: Record<string, unknown> = {}
+  for (const key of ['type', 'phase', 'quoteId', 'onChain', 'account', 'protocol', 'chainId', 'solverId', 'source', ...STRING_OR_NULL, ...NUMBER_OR_NULL]) out[key] = n[key]
+  // The raw frame was sealed in the leader; structured clone gave this tab its own copy to seal again.
+  out.raw = sealRaw(n.raw)
+  return Object.freeze(out) as unknown as Notification
+}
