@@ -1,14 +1,15 @@
 import type { Address, SocketStatus } from '@solver-notifications/core'
-import { useNotifications } from '@solver-notifications/react'
-import { useState } from 'react'
+import { useNotifications, useNotificationsClient } from '@solver-notifications/react'
+import { useEffect, useState } from 'react'
 import { SearchPanel } from './SearchPanel.js'
 import { QuoteBook } from './QuoteBook.js'
 
-export function App(props: { initialAccount: Address }) {
+export function App(props: { initialAccount: Address; shared: boolean; onShareChange: (on: boolean) => void }) {
   const [account, setAccount] = useState<string>(props.initialAccount)
   const [solverId, setSolverId] = useState<'beta' | 'alpha'>('beta')
   const [log, setLog] = useState<SocketStatus[]>([])
   const valid = /^0x[0-9a-fA-F]{40}$/.test(account)
+  const role = useCrossTabRole()
   const { status, error } = useNotifications({
     account: valid ? (account as Address) : undefined,
     solverId,
@@ -26,9 +27,29 @@ export function App(props: { initialAccount: Address }) {
         <span data-testid="status" className={`badge status-${status}`}>{status}</span>
         <span data-testid="status-log" className="log">{log.join(' → ')}</span>
         {error && <span className="badge type-failed">{error.code}: {error.message}</span>}
+        <label className="log">
+          <input type="checkbox" checked={props.shared} onChange={(e) => props.onShareChange(e.target.checked)} /> share sockets across tabs
+          {role && <span data-testid="cross-tab-role"> ({role})</span>}
+        </label>
       </header>
       <QuoteBook account={valid ? (account as Address) : undefined} solverId={solverId} />
       <SearchPanel account={valid ? (account as Address) : undefined} solverId={solverId} />
     </main>
   )
+}
+
+/** This tab's part when sockets are shared: "leader" (holds them) or "follower · 2 tabs"; polled, as stats are. */
+function useCrossTabRole(): string | undefined {
+  const client = useNotificationsClient()
+  const [role, setRole] = useState<string>()
+  useEffect(() => {
+    const read = () => {
+      const crossTab = client.stats().crossTab
+      setRole(crossTab && `${crossTab.role} · ${crossTab.tabs} tabs`)
+    }
+    read()
+    const timer = setInterval(read, 500)
+    return () => clearInterval(timer)
+  }, [client])
+  return role
 }

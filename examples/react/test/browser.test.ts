@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { runExampleInBrowser } from 'example-shared/browserScenario'
+import { runCrossTabInBrowser, runExampleInBrowser } from 'example-shared/browserScenario'
 import { expect, it } from 'vitest'
 
 it('the React example works in Chromium against the simulators', async () => {
@@ -7,4 +7,11 @@ it('the React example works in Chromium against the simulators', async () => {
   await runExampleInBrowser(fileURLToPath(new URL('..', import.meta.url)), (message, ok) => checks.push([message, ok]))
   expect(checks).toEqual(checks.map(([message]) => [message, true]))
   expect(checks).toHaveLength(11)
+})
+
+it('the React example shares sockets across two tabs when switched on', async () => {
+  const checks: Array<[string, boolean]> = []
+  await runCrossTabInBrowser(fileURLToPath(new URL('..', import.meta.url)), (message, ok) => checks.push([message, ok]))
+  expect(checks).toEqual(checks.map(([message]) => [message, true]))
+  expect(checks).toHaveLength(3)
 })

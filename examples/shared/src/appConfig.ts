@@ -1,7 +1,7 @@
 import { type Address, createConfig, createNotificationsClient } from '@solver-notifications/core'
 
 /** The example apps read their simulator URLs from the query string (the browser tests pass them) or use the dev script's ports. */
-export function exampleClient(search: string) {
+export function exampleClient(search: string, options: { crossTab?: boolean | { name?: string } } = {}) {
   const q = new URLSearchParams(search)
   const rasaPort = 8787
   const enigmaPort = 8788
@@ -27,7 +27,7 @@ export function exampleClient(search: string) {
       },
     },
   })
-  const client = createNotificationsClient({ config, reconnect: { baseDelayMs: 300, maxDelayMs: 3000 } })
+  const client = createNotificationsClient({ config, reconnect: { baseDelayMs: 300, maxDelayMs: 3000 }, ...options })
   const account = (q.get('account') ?? DEMO_ACCOUNT) as Address
   return { client, config, account }
 }

@@ -134,6 +134,42 @@ export async function runExampleInBrowser(root: string, check: (message: string,
   }
 }
 
+/**
+ * The React example's "share sockets across tabs" switch: turned on in one tab, a second tab opened
+ * after it shares; the simulator sees one socket for both, and both show the same quote live.
+ */
+export async function runCrossTabInBrowser(root: string, check: (message: string, ok: boolean) => void): Promise<void> {
+  const outDir = join(root, 'test-output', 'dist-crosstab')
+  await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } })
+  const sims = await startDemoSimulators()
+  const site = await serveDir(outDir)
+  const browser = await launchChromium()
+  try {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+    const url = `${site.url}/?${sims.query}&account=${DEMO_ACCOUNT}`
+    const first = await context.newPage()
+    await first.goto(url)
+    await first.getByLabel('share sockets across tabs').check()
+    await first.getByTestId('cross-tab-role').filter({ hasText: 'leader' }).waitFor()
+    const second = await context.newPage()
+    await second.goto(url)
+    await second.getByTestId('cross-tab-role').filter({ hasText: 'follower · 2 tabs' }).waitFor()
+    await first.getByTestId('cross-tab-role').filter({ hasText: 'leader · 2 tabs' }).waitFor()
+    check('the second tab follows the first', true)
+    await waitUntil(() => sims.rasa.subscriptions().length >= 1)
+    await second.getByTestId('status').filter({ hasText: 'open' }).waitFor()
+    const opened = await sims.rasa.instantOpen(DEMO_ACCOUNT)
+    for (const page of [first, second]) await page.getByTestId(`quote-t${opened.tempQuoteId}`).getByText(`quote ${opened.quoteId}`).waitFor()
+    check('both tabs show the quote', true)
+    check(`one socket for both tabs (${sims.rasa.connections().filter((c) => c.open).length})`, sims.rasa.connections().filter((c) => c.open).length === 1)
+    await second.screenshot({ path: join(root, 'test-output', 'screenshot-second-tab.png') })
+  } finally {
+    await browser.close()
+    site.server.close()
+    await sims.close()
+  }
+}
+
 async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {

@@ -1,0 +1,150 @@
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { launchChromium } from 'example-shared/browserScenario'
+import { serveDir, startDemoSimulators } from 'example-shared/demoSimulators'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { build } from 'vite'
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest'
+
+// One socket per browser (issue 16), proven in real Chromium: several pages of one origin, each with
+// its own client (crossTab on), against the simulators.
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const A = '0xabc0000000000000000000000000000000000001'
+const B = '0xabc0000000000000000000000000000000000002'
+type Harness = {
+  subscribe(name: string, account: string, solverId: string, resume: boolean): void
+  unsubscribe(name: string): void
+  ids(name: string): string[]
+  lastStatus(name: string): string | undefined
+  events(name: string): Array<{ type: string; status?: string }>
+  toastOnce(account: string, solverId: string): void
+  toasts(): string[]
+  isNotifier(account: string, solverId: string): boolean
+  stats(): { sockets: number; crossTab?: { role: string; tabs: number; dropped: number } }
+  post(message: unknown): void
+}
+declare const harness: Harness
+
+let browser: Browser
+let site: Awaited<ReturnType<typeof serveDir>>
+let sims: Awaited<ReturnType<typeof startDemoSimulators>>
+let context: BrowserContext
+beforeAll(async () => {
+  const outDir = join(root, 'test-output', 'dist')
+  await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } })
+  site = await serveDir(outDir)
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+  site?.server.close()
+})
+beforeEach(async () => {
+  sims = await startDemoSimulators()
+  context = await browser.newContext()
+})
+afterEach(async () => {
+  await context.close()
+  await sims.close()
+})
+
+async function openPage(): Promise<Page> {
+  const page = await context.newPage()
+  await page.goto(`${site.url}/?${sims.query}`)
+  await page.waitForFunction(() => typeof (window as { harness?: unknown }).harness === 'object')
+  return page
+}
+const call = <T>(page: Page, fn: (h: Harness, arg: never) => T, arg?: unknown): Promise<T> =>
+  page.evaluate(([source, a]) => new Function('h', 'a', `return (${source})(h, a)`)((window as unknown as { harness: Harness }).harness, a), [fn.toString(), arg] as const) as Promise<T>
+async function until(test: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+const roles = (pages: Page[]) => Promise.all(pages.map((p) => call(p, (h) => h.stats().crossTab?.role)))
+const openSockets = () => ({ enigma: sims.enigma.connections().filter((c) => c.open).length, rasa: sims.rasa.connections().filter((c) => c.open).length })
+
+it('3 pages on the same 2 accounts and both protocols: the simulators see one socket per socket key; every page gets every notification', async () => {
+  const pages = [await openPage(), await openPage(), await openPage()]
+  for (const page of pages) {
+    for (const account of [A, B]) for (const solver of ['alpha', 'beta']) await call(page, (h, a: [string, string]) => h.subscribe(`${a[0]}-${a[1]}`, a[0], a[1], true), [account, solver])
+  }
+  await Promise.all([sims.enigma.waitForSubscribers(A), sims.enigma.waitForSubscribers(B), sims.rasa.waitForSubscribers(A), sims.rasa.waitForSubscribers(B)])
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.stats().crossTab?.tabs)))).every((n) => n === 3), 'three tabs')
+  const published = [await sims.enigma.instantOpen(A), await sims.enigma.instantOpen(B), await sims.rasa.instantOpen(A), await sims.rasa.instantOpen(B)].flatMap((l) => l.frames.map((f) => f.id))
+  const streams = [A, B].flatMap((a) => ['alpha', 'beta'].map((s) => `${a}-${s}`))
+  await until(async () => {
+    for (const page of pages) for (const s of streams) if ((await call(page, (h, n: string) => h.ids(n).length, s)) < 3) return false
+    return true
+  }, 'every page to get every notification')
+  expect(openSockets()).toEqual({ enigma: 2, rasa: 1 })
+  for (const page of pages) {
+    const got = (await Promise.all(streams.map((s) => call(page, (h, n: string) => h.ids(n), s)))).flat()
+    expect(got.sort()).toEqual([...published].sort())
+  }
+  const r = await roles(pages)
+  expect(r.filter((x) => x === 'leader')).toHaveLength(1)
+  for (const page of pages) {
+    const stats = await call(page, (h) => h.stats())
+    expect(stats.sockets).toBe(stats.crossTab!.role === 'leader' ? 3 : 0)
+  }
+  // A foreign or malformed message on the channel is dropped and counted, never trusted.
+  await call(pages[0]!, (h) => h.post({ v: 1, t: 'n', tab: 'intruder', to: 'x', sid: 's', n: { type: 'evil' } }))
+  await until(async () => (await call(pages[1]!, (h) => h.stats().crossTab!.dropped)) === 1, 'the message to be dropped')
+})
+
+it('closing the leader page while lifecycles are published: another leads within 2 s and every resume stream has every transition once', async () => {
+  const pages = [await openPage(), await openPage(), await openPage()]
+  for (const page of pages) await call(page, (h, a: string) => h.subscribe('s', a, 'alpha', true), A)
+  await sims.enigma.waitForSubscribers(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.stats().crossTab?.tabs)))).every((n) => n === 3), 'three tabs')
+  const leader = (await roles(pages)).indexOf('leader')
+  const rest = pages.filter((_, i) => i !== leader)
+  const frames: string[] = []
+  let closedAt = 0
+  for (let i = 0; i < 10; i++) {
+    frames.push(...(await sims.enigma.instantOpen(A)).frames.map((f) => f.id as string))
+    if (i === 4) {
+      await pages[leader]!.close()
+      closedAt = Date.now()
+    }
+  }
+  await until(async () => (await roles(rest)).includes('leader'), 'a new leader', 5_000)
+  const tookMs = Date.now() - closedAt
+  expect(tookMs).toBeLessThan(2_000)
+  for (const page of rest) {
+    await until(async () => (await call(page, (h) => h.ids('s').length)) >= 30, 'the page to catch up')
+    expect((await call(page, (h) => h.ids('s'))).sort()).toEqual([...frames].sort())
+  }
+})
+
+it('a late page gets the current status at once; a page that unsubscribes releases only its share; notifyOnce toasts in one page', async () => {
+  const first = await openPage()
+  await call(first, (h, a: string) => h.subscribe('s', a, 'alpha', false), A)
+  await until(async () => (await call(first, (h) => h.lastStatus('s'))) === 'open', 'open')
+  const late = await openPage()
+  await call(late, (h, a: string) => h.subscribe('s', a, 'alpha', false), A)
+  await until(async () => (await call(late, (h) => h.lastStatus('s'))) !== undefined, 'a status in the late page')
+  expect((await call(late, (h) => h.events('s'))).filter((e) => e.type === 'status').map((e) => e.status)).toEqual(['open'])
+  const follower = (await call(first, (h) => h.stats().crossTab!.role)) === 'leader' ? late : first
+  await call(follower, (h) => h.unsubscribe('s'))
+  await sims.enigma.instantOpen(A)
+  const other = follower === first ? late : first
+  await until(async () => (await call(other, (h) => h.ids('s').length)) === 3, 'the other page to go on')
+  expect(openSockets().enigma).toBe(1)
+
+  const third = await openPage()
+  const pages = [first, late, third]
+  for (const page of pages) await call(page, (h, a: string) => h.toastOnce(a, 'beta'), A)
+  await sims.rasa.waitForSubscribers(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h, a: string) => h.isNotifier(a, 'beta'), A)))).filter(Boolean).length === 1, 'one notifier')
+  await sims.rasa.instantOpen(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.toasts().length)))).reduce((x, y) => x + y) >= 3, 'three toasts')
+  await sims.rasa.instantOpen(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.toasts().length)))).reduce((x, y) => x + y) >= 6, 'six toasts')
+  const counts = await Promise.all(pages.map((p) => call(p, (h) => h.toasts().length)))
+  expect(counts.sort()).toEqual([0, 0, 6])
+})
