@@ -148,3 +148,26 @@ it('a late page gets the current status at once; a page that unsubscribes releas
   const counts = await Promise.all(pages.map((p) => call(p, (h) => h.toasts().length)))
   expect(counts.sort()).toEqual([0, 0, 6])
 })
+
+it('a leader page that becomes hidden hands the sockets to a visible page; its stream goes on without a gap', async () => {
+  const pages = [await openPage(), await openPage()]
+  for (const page of pages) await call(page, (h, a: string) => h.subscribe('s', a, 'beta', true), A)
+  await sims.rasa.waitForSubscribers(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.stats().crossTab?.tabs)))).every((n) => n === 2), 'two tabs')
+  const leader = pages[(await roles(pages)).indexOf('leader')]!
+  const other = pages.find((p) => p !== leader)!
+  const first = await sims.rasa.instantOpen(A)
+  // The page goes to the background (as a switched-away tab does).
+  await leader.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' })
+    document.dispatchEvent(new Event('visibilitychange'))
+  })
+  await until(async () => (await call(other, (h) => h.stats().crossTab?.role)) === 'leader', 'the visible page to lead', 5_000)
+  expect(await call(leader, (h) => h.stats().crossTab?.role)).toBe('follower')
+  const second = await sims.rasa.instantOpen(A)
+  const ids = [...first.frames, ...second.frames].map((f) => f.id)
+  for (const page of pages) {
+    await until(async () => (await call(page, (h) => h.ids('s').length)) >= 6, 'both lifecycles in each page')
+    expect((await call(page, (h) => h.ids('s'))).sort()).toEqual([...ids].sort())
+  }
+})
