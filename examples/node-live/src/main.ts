@@ -1,5 +1,6 @@
 import { type Address, type NotificationEvent, createConfig, createNotificationsClient, formatNotification, memoryCheckpoints } from '@solver-notifications/core'
 import { startSolverSimulator } from '@solver-notifications/testkit'
+import { filter, firstValueFrom } from 'rxjs'
 
 // Two solvers of different protocols on one chain, each backed by a local simulator.
 const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Arbitrum_Solver_Demo' })
@@ -109,6 +110,19 @@ for (const row of history.rows) console.log(`  ${row.data.last_seen_action} ${ro
 const states = await reloaded.search({ solverId: 'beta', account: watched[1]!.account })
 console.log(`rasa: ${states.count} position states for ${short(watched[1]!.account)}:`)
 for (const row of states.rows) console.log(`  quote ${row.quote_id} ${row.last_seen_action} ${row.action_status}`)
+
+console.log('— quote book: one row per quote, joined from history and live —')
+const book = await firstValueFrom(reloaded.quotes({ account: watched[0]!.account, solverId: 'alpha' }).pipe(filter((b) => b.ready)))
+for (const q of book.quotes) console.log(`  ${q.quoteId !== null ? `quote ${q.quoteId}` : `temp ${q.tempQuoteId}`} ${q.status}, ${q.transitions.length} transitions`)
+// A close whose fill the solver never announces on the socket (it only reaches history): waitFor chases it.
+const opened = await rasa.instantOpen(watched[1]!.account)
+const waiting = reloaded.waitFor({ account: watched[1]!.account, solverId: 'beta', quoteId: opened.quoteId }, { until: 'closed', timeoutMs: 15_000 })
+const at = rasa.tick()
+const closing = { quote_id: opened.quoteId, temp_quote_id: opened.tempQuoteId, counterparty_address: watched[1]!.account, create_time: at }
+await rasa.publish({ ...closing, id: 'demo-close', last_seen_action: 'InstantRequestToClosePosition', action_status: 'success', modify_time: at })
+await rasa.publish({ ...closing, id: 'demo-fill', last_seen_action: 'FillOrderInstantClose', action_status: 'success', filled_amount_open: '1.5', filled_amount_close: '1.5', modify_time: at + 1 }, { live: false })
+const closed = await waiting
+console.log(`waitFor: quote ${closed.quoteId} is ${closed.status}; its fill came from ${closed.transitions.at(-1)!.source} (never sent on the socket)`)
 
 const stats = reloaded.stats()
 console.log(`— stats of the reloaded client — sockets ${stats.sockets}, frames received ${stats.frames.received}, delivered ${stats.frames.delivered}, backfills ${stats.backfills.runs} (recovered ${stats.backfills.recovered})`)
