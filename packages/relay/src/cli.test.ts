@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url'
 import { expect, it } from 'vitest'
 
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url))
-const run = (...args: string[]) => spawnSync(process.execPath, ['--conditions=@solver-notifications/source', '--import', 'tsx', cli, ...args], { encoding: 'utf8', env: { ...process.env, NATS_URL: '' } })
+// From the package directory, where `--import tsx` resolves, wherever the test runner was started.
+const cwd = fileURLToPath(new URL('..', import.meta.url))
+const run = (...args: string[]) => spawnSync(process.execPath, ['--conditions=@solver-notifications/source', '--import', 'tsx', cli, ...args], { encoding: 'utf8', cwd, env: { ...process.env, NATS_URL: '' } })
 
 it('the CLI names what to fix and exits 2: no NATS, no config, a bad config file, a malformed key', () => {
   expect(run('--config', 'x.json')).toMatchObject({ status: 2, stderr: expect.stringContaining('pass --nats nats://host:4222 or set NATS_URL') })

@@ -10,6 +10,8 @@ import { connect } from '@nats-io/transport-node'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+/** The relay package: `--import tsx` resolves from here, wherever the test runner was started. */
+export const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 
 /** Both simulators and the solvers.json a relay process reads: alpha speaks enigma, beta rasa. */
 export async function startSolvers() {
@@ -36,6 +38,7 @@ export async function startSolvers() {
 export function spawnRelay(file: string, natsUrl: string, id: string, extra: string[] = []): { id: string; child: ChildProcess; output: string[]; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--conditions=@solver-notifications/source', '--import', 'tsx', cli, '--config', file, '--nats', natsUrl, '--instance-id', id, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: packageRoot,
   })
   const output: string[] = []
   child.stdout!.on('data', (c: Buffer) => output.push(c.toString()))
