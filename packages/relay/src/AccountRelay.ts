@@ -5,13 +5,24 @@ import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { RelayCounters } from './RelayStats.js'
 
-/** What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second. */
+/**
+ * What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second.
+ *
+ * @example
+ * const position: Checkpoint = { since: 1_763_800_000, ids: ['enigma-41'] }
+ */
 export interface Checkpoint {
   since: number
   ids: string[]
 }
 
-/** The resume streams' de-duplication key: the notification id, else quote, modify_time, action and status. */
+/**
+ * The resume streams' de-duplication key: the notification id, else quote, modify_time, action and status.
+ * The relay's `Nats-Msg-Id` is the account key, a dot, and this.
+ *
+ * @example
+ * const msgId = `${accountKey(42161, 'beta', n.account)}.${dedupeKey(n)}`
+ */
 export function dedupeKey(n: Notification): string {
   return n.id ?? `${n.quoteId}.${n.modifyTime}.${n.lastSeenAction}.${n.actionStatus}`
 }

@@ -66,8 +66,10 @@ export class QuoteListVersion {
       for (const q of version.added) added.push(q)
     }
     const fresh = added.filter((q) => !gone.has(q)).sort(byRecency)
-    // A few changes (the usual live case): splice them in by binary search instead of walking the whole list.
-    this.array = gone.size + fresh.length <= 32 ? splice(node.array, gone, fresh) : merge(node.array, gone, fresh)
+    // By how much changed: a few (a render per update) are spliced into a copy; dozens to hundreds (a render
+    // per frame) are found by binary search and the runs between them copied; more (a long unread chain) merged.
+    const changes = gone.size + fresh.length
+    this.array = changes <= 32 ? splice(node.array, gone, fresh) : changes <= 1_024 ? rebuild(node.array, gone, fresh) : merge(node.array, gone, fresh)
     this.prev = undefined
     return this.array
   }
@@ -87,6 +89,42 @@ function merge(base: readonly QuoteState[], gone: Set<QuoteState>, fresh: QuoteS
   return out
 }
 
+/**
+ * `base` without `gone`, with sorted `fresh` in place: the changes are found by binary search and the
+ * untouched runs between them copied by native slices, so a book of 10,000 costs a memory copy plus
+ * a few comparisons per change, never a comparison per quote.
+ */
+function rebuild(base: readonly QuoteState[], gone: Set<QuoteState>, fresh: QuoteState[]): QuoteState[] {
+  const removed: number[] = []
+  for (const q of gone) {
+    const at = lowerBound(base, q)
+    // Quotes added and removed within the versions being built were never in `base`.
+    if (base[at] === q) removed.push(at)
+  }
+  removed.sort((a, b) => a - b)
+  const pieces: Array<readonly QuoteState[] | QuoteState> = []
+  let cursor = 0
+  let r = 0
+  let f = 0
+  let next = f < fresh.length ? lowerBound(base, fresh[f]!) : Number.POSITIVE_INFINITY
+  while (r < removed.length || f < fresh.length) {
+    const cut = r < removed.length ? removed[r]! : Number.POSITIVE_INFINITY
+    // A new quote goes before the base quote at its position, and before that quote is removed.
+    if (next <= cut) {
+      pieces.push(base.slice(cursor, next), fresh[f]!)
+      cursor = next
+      f++
+      next = f < fresh.length ? lowerBound(base, fresh[f]!) : Number.POSITIVE_INFINITY
+    } else {
+      pieces.push(base.slice(cursor, cut))
+      cursor = cut + 1
+      r++
+    }
+  }
+  pieces.push(base.slice(cursor))
+  return ([] as QuoteState[]).concat(...(pieces as QuoteState[][]))
+}
+
 /** The first index whose quote sorts at or after `q`. */
 function lowerBound(list: readonly QuoteState[], q: QuoteState): number {
   let lo = 0
@@ -104,7 +142,6 @@ function splice(base: readonly QuoteState[], gone: Set<QuoteState>, fresh: Quote
   const out = base.slice()
   for (const q of gone) {
     const at = lowerBound(out, q)
-    // Quotes added and removed within the versions being built were never in `base`.
     if (out[at] === q) out.splice(at, 1)
   }
   for (const q of fresh) out.splice(lowerBound(out, q), 0, q)

@@ -144,20 +144,22 @@ it('outside a browser (no Web Locks) the option does nothing and says so once', 
 
 it('a frozen leader (silent, still holding the lock) is replaced: a follower takes the lock and its resume stream catches up', async () => {
   const all = [openTab(), openTab()]
-  const streams = all.map((t) => record(t.events({ account: A, solverId: 'beta' }, { resume: true })))
-  await rasa.waitForSubscribers(A)
+  const streams = all.map((t) => record(t.events({ account: A, solverId: 'alpha' }, { resume: true })))
+  await enigma.waitForSubscribers(A)
   await until(() => all.every((t) => t.stats().crossTab?.tabs === 2), 'two tabs')
   const leader = all.findIndex((t) => t.stats().crossTab!.role === 'leader')
   const follower = 1 - leader
-  const first = await rasa.instantOpen(A)
+  const first = await enigma.instantOpen(A)
   await until(() => ids(streams[follower]!.values).length === 3, 'the first lifecycle')
   // Freeze the leader as a browser does: it stops running (no beats, no messages) but keeps the lock.
   const frozen = all[leader]!.crossTab as unknown as { channel: BroadcastChannel; beat: ReturnType<typeof setInterval> }
   clearInterval(frozen.beat)
   frozen.channel.onmessage = null
   frozen.channel.close()
+  // Published while nobody serves the follower: its resume stream recovers it after the takeover (enigma
+  // history keeps every transition; rasa's only the latest state of a quote).
+  const second = await enigma.instantOpen(A)
   await until(() => all[follower]!.stats().crossTab!.role === 'leader', 'the follower to take over', 10_000)
-  const second = await rasa.instantOpen(A)
   const expected = [...first.frames, ...second.frames].map((f) => f.id)
   await until(() => ids(streams[follower]!.values).length >= 6, 'the second lifecycle')
   expect([...ids(streams[follower]!.values)].sort()).toEqual([...expected].sort())
