@@ -24,6 +24,12 @@ export type ServiceErrorCode =
   | 'IMPLAUSIBLE_TIMESTAMP'
   /** a resume checkpoint could not be read or written */
   | 'CHECKPOINT'
+  /** a stored resume position is not plausible unix seconds; it was ignored and the stream resumes as if it had none */
+  | 'INVALID_CHECKPOINT'
+  /** search refused a redirect to another origin, from https to http, one that drops the body, or a loop */
+  | 'REDIRECT'
+  /** a search response body was larger than `search.maxResponseBytes` (decoded bytes) */
+  | 'RESPONSE_TOO_LARGE'
 
 /**
  * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.

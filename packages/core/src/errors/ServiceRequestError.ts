@@ -35,7 +35,13 @@ export class ServiceRequestError extends ServiceError {
 function truncateBody(body: unknown): unknown {
   if (body === undefined || body === null) return body
   if (typeof body === 'string') return body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…` : body
-  const text = JSON.stringify(body)
+  let text: string | undefined
+  try {
+    text = JSON.stringify(body)
+  } catch {
+    // A body too deep (or cyclic) to serialise is not worth keeping; the message says what was wrong.
+    return '(body not shown: it cannot be serialised)'
+  }
   if (text !== undefined && text.length > MAX_BODY_CHARS) return `${text.slice(0, MAX_BODY_CHARS)}…`
   return body
 }

@@ -139,7 +139,10 @@ describe('waitFor gives up cleanly', () => {
     controller.abort()
     expect(await aborted).toMatchObject({ code: 'ABORTED' })
     expect(client.stats().subscriptions).toBe(0)
-    expect(() => client.waitFor({ account: A, quoteId: -3 }, { until: 'closed' })).toThrow(/tempQuoteId/)
-    expect(() => client.waitFor({ account: A, quoteId: 3 }, { until: 'done' as never })).toThrow(/until must be a quote status/)
+    // Bad arguments reject the Promise (an app's .catch sees them), never throw at the call.
+    await expect(client.waitFor({ account: A, quoteId: -3 }, { until: 'closed' })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: expect.stringMatching(/tempQuoteId/) })
+    await expect(client.waitFor({ account: A, quoteId: 3 }, { until: 'done' as never })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: expect.stringMatching(/until must be a quote status/) })
+    await expect(client.waitFor({ account: '0x12' as never, quoteId: 3 }, { until: 'closed' })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS' })
+    await expect(client.waitFor({ account: A, quoteId: 3 }, undefined as never)).rejects.toMatchObject({ code: 'INVALID_PARAMETERS' })
   })
 })

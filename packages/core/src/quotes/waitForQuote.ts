@@ -5,6 +5,7 @@ import type { Notification } from '../protocol/types.js'
 import type { BackfillFetch } from '../search/backfill.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import { type Address, assertAddress } from '../utils/address.js'
+import { setLongTimeout } from '../utils/setLongTimeout.js'
 import { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteState, QuoteStatus, WaitForOptions, WaitForParams } from './QuoteState.js'
 
@@ -28,6 +29,23 @@ export function waitForQuote<C extends NotificationsConfigInput>(
   params: WaitForParams,
   options: WaitForOptions,
 ): Promise<QuoteState> {
+  // Bad arguments reject the Promise like every other outcome: an app's `.catch` sees them.
+  try {
+    return start(stream, history, params, options)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+function start<C extends NotificationsConfigInput>(
+  stream: NotificationsStreamClient<C>,
+  history: (solver: ResolvedSolver, account: Address) => BackfillFetch,
+  params: WaitForParams,
+  options: WaitForOptions,
+): Promise<QuoteState> {
+  if (options === null || typeof options !== 'object') {
+    throw new ServiceError('INVALID_PARAMETERS', 'waitFor needs options with until, e.g. waitFor({ account, quoteId }, { until: "closed" })')
+  }
   assertAddress(params?.account)
   const { quoteId, tempQuoteId } = params
   if ((quoteId === undefined) === (tempQuoteId === undefined)) {
@@ -70,7 +88,7 @@ export function waitForQuote<C extends NotificationsConfigInput>(
       if (settled) return
       settled = true
       clearTimeout(chaseTimer)
-      clearTimeout(deadline)
+      cancelDeadline()
       chasing?.abort()
       subscription?.unsubscribe()
       signal?.removeEventListener('abort', onAbort)
@@ -129,7 +147,8 @@ export function waitForQuote<C extends NotificationsConfigInput>(
       delay = Math.min(delay * 2, CHASE_MAX_MS)
     }
     const onAbort = () => finish(() => reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted`, { cause: signal?.reason })))
-    const deadline = setTimeout(() => {
+    // Chained above 2^31−1 ms, where a plain setTimeout would fire at once.
+    const cancelDeadline = setLongTimeout(() => {
       const state = ledger.get(ids)
       const where = state ? `it is ${state.status}` : 'nothing was heard of it'
       const why = lastError ? `; the last history look failed: ${lastError.message}` : ''

@@ -5,6 +5,7 @@ import { normalizeFrame } from '../protocol/normalizeNotification.js'
 import type { Notification } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
 import type { SearchHttpOptions } from './postJson.js'
+import { repeatedPageGuard } from './repeatedPage.js'
 import { searchSolver } from './searchNotifications.js'
 
 /** What a resume stream asks history for. */
@@ -50,8 +51,10 @@ export function createBackfill(http: SearchHttpOptions) {
       let foreign = 0
       let read = 0
       let start = 0
+      const repeated = repeatedPageGuard(() => module.search.request(solver, { ...params, start }).url)
       for (;;) {
         const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal })
+        repeated(page.rows, start)
         const total = module.search.totalOf(page)
         for (const row of page.rows) {
           const decoded = module.decodeStored(row as Record<string, unknown>)

@@ -1,5 +1,10 @@
 import ky, { HTTPError, TimeoutError } from 'ky'
+import { isServiceError } from '../errors/ServiceError.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
+import { redactText, redactUrl } from '../utils/redactUrl.js'
+import { exceedsJsonDepth } from './exceedsJsonDepth.js'
+import { parseRetryAfter } from './parseRetryAfter.js'
+import { readBody } from './readBody.js'
 
 /**
  * Transport settings of search requests.
@@ -8,46 +13,105 @@ import { ServiceRequestError } from '../errors/ServiceRequestError.js'
  * createNotificationsClient({ config, search: { timeoutMs: 5_000, retries: 1 } })
  */
 export interface SearchHttpOptions {
-  /** per attempt, covering the response headers and the whole body (10,000) */
+  /** per attempt, covering the response headers and the whole body, error statuses included (10,000) */
   timeoutMs?: number
   /** retries on network errors, 408, 429 and 5xx (2) */
   retries?: number
+  /** decoded bytes a response body may have; a larger one is aborted with `RESPONSE_TOO_LARGE` (32 MiB) */
+  maxResponseBytes?: number
   /** custom fetch (tests, proxies, React Native polyfills) */
   fetch?: typeof fetch
 }
+
+/** The default of {@link SearchHttpOptions.maxResponseBytes}: 32 MiB, far above 100 rows of any service. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+/** Of an error status's body only the start is kept (the error shows 4 KiB of it). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024
+/** Nesting a response body may have; search bodies are 4 or 5 levels deep. */
+const MAX_JSON_DEPTH = 64
+/** Same-origin 307/308 hops followed before giving up. */
+const MAX_REDIRECTS = 5
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' }
 /** Retried statuses: 408, 429 and every 5xx (a function, so nothing runs at module load). */
 const retryStatuses = () => [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]
 
+type Code = ConstructorParameters<typeof ServiceRequestError>[0]
+type Details = Partial<ConstructorParameters<typeof ServiceRequestError>[2]>
+
 /** POSTs JSON and returns the parsed JSON body; every failure is a typed `ServiceRequestError`. */
 export async function postJson(url: string, body: unknown, options: SearchHttpOptions & { signal?: AbortSignal | undefined }): Promise<unknown> {
   const method = 'POST'
-  const fail = (code: ConstructorParameters<typeof ServiceRequestError>[0], message: string, extra: Partial<ConstructorParameters<typeof ServiceRequestError>[2]> = {}) =>
-    new ServiceRequestError(code, message, { method, url, ...extra })
+  // The URL may carry a token in its query: every message and the error's `url` show it redacted.
+  const shown = redactUrl(url)
+  const fail = (code: Code, message: string, extra: Details = {}) => new ServiceRequestError(code, message, { method, url: shown, ...extra })
   const signal = options.signal
-  if (signal?.aborted) throw fail('ABORTED', `Search aborted before it was sent (${url}).`, { cause: signal.reason })
-  let text: string
+  if (signal?.aborted) throw fail('ABORTED', `Search aborted before it was sent (${shown}).`, { cause: signal.reason })
   const json = JSON.stringify(body)
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   // Looked up per call, so a fetch patched after import (mocks, polyfills) is the one used.
   const fetcher: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-  // Only what fetch itself throws is a network failure; anything else is a bug and is rethrown as is.
+  // Only what fetch (or reading its body) throws is a network failure; anything else is a bug and is rethrown as is.
   let transportFailure: unknown
   let received = ''
+  let errorText = ''
   const send = async (request: Request): Promise<Response> => {
+    let response: Response
     try {
-      const response = await fetcher(request.url, { method, headers: JSON_HEADERS, body: json, signal: request.signal })
-      if (!response.ok) return response
-      // The body is read inside the attempt, so ky's per-attempt timeout covers it: a server that
-      // trickles its body cannot hold a search (or a resume stream waiting on it) past the deadline.
-      // ky gets an empty twin of the response (it only needs the status); the text is kept here.
-      received = await response.text()
-      return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers })
+      response = await follow(request.url, request.signal)
+      // Every body, error statuses included, is read inside the attempt, so ky's per-attempt timeout
+      // covers it: a server that trickles or never ends its body cannot hold a search (or a resume
+      // stream waiting on it) past the deadline.
+      if (response.ok) received = await readBody(response, maxBytes, () => tooLarge(maxBytes))
+      else errorText = await readBody(response, MAX_ERROR_BODY_BYTES, undefined)
     } catch (error) {
-      transportFailure = error
+      if (!isServiceError(error)) transportFailure = error
       throw error
     }
+    // ky gets an empty twin of the response (it only needs the status and Retry-After, which is given
+    // to it in seconds, however the server wrote it); the text is kept here.
+    const headers = new Headers(response.headers)
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), Date.now())
+    if (retryAfter === undefined) headers.delete('retry-after')
+    else headers.set('retry-after', String(retryAfter / 1000))
+    return new Response(null, { status: response.status, statusText: response.statusText, headers })
   }
+  /** fetch without following redirects: only a same-origin 307/308 is followed, by hand and at most a few times. */
+  const follow = async (first: string, requestSignal: AbortSignal): Promise<Response> => {
+    const seen = new Set<string>()
+    let target = first
+    for (;;) {
+      seen.add(target)
+      const response = await fetcher(target, { method, headers: JSON_HEADERS, body: json, signal: requestSignal, redirect: 'manual' })
+      const redirected = response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400 && response.status !== 304)
+      if (!redirected) return response
+      void response.body?.cancel().catch(() => undefined)
+      const location = response.headers.get('location')
+      let next: URL | undefined
+      try {
+        next = location === null ? undefined : new URL(location, target)
+      } catch {
+        next = undefined
+      }
+      const status = response.status || undefined
+      if (next === undefined) {
+        throw fail('REDIRECT', `Search at ${redactUrl(target)} answered with a redirect${location === null ? ' whose target the runtime hides' : ` to an invalid location`}; configure the URL the service really answers at.`, { status })
+      }
+      const where = redactUrl(next.href)
+      if (next.origin !== new URL(target).origin) {
+        throw fail('REDIRECT', `Search at ${redactUrl(target)} redirected to ${where}; redirects to another origin (or from https to http) are never followed, so account data cannot leave for a URL the config does not name. Configure ${where} if it is right.`, { status })
+      }
+      if (response.status !== 307 && response.status !== 308) {
+        throw fail('REDIRECT', `Search at ${redactUrl(target)} answered ${response.status} to ${where}, which would resend the search without its body; configure ${where} instead.`, { status })
+      }
+      if (seen.has(next.href) || seen.size > MAX_REDIRECTS) {
+        throw fail('REDIRECT', `Search at ${shown} is caught in a redirect loop (${[...seen, next.href].map(redactUrl).join(' → ')}); fix the service or the configured URL.`, { status })
+      }
+      target = next.href
+    }
+  }
+  const tooLarge = (limit: number) =>
+    fail('RESPONSE_TOO_LARGE', `Search response from ${shown} is larger than maxResponseBytes (${limit} bytes, counted after decompression); it was aborted. Ask for smaller pages (size) or raise search.maxResponseBytes.`, { status: 200 })
   try {
     // ky runs the policy (timeout, retries, Retry-After, HTTP errors); the body goes straight to fetch as
     // the string we hold. Given to ky, it would become a stream in a Request that ky tees before every
@@ -64,40 +128,41 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
         afterStatusCodes: retryStatuses(),
         maxRetryAfter: 60_000,
         backoffLimit: 5_000,
-        // An abort is the caller's decision: never retried.
-        shouldRetry: ({ error }) => (signal?.aborted || error.name === 'AbortError' ? false : undefined),
+        // An abort is the caller's decision, and our own refusals (redirect, size) answer the same every time: never retried.
+        shouldRetry: ({ error }) => (signal?.aborted || error.name === 'AbortError' || isServiceError(error) ? false : undefined),
       },
     })
-    text = received
   } catch (error) {
+    if (isServiceError(error)) throw error
     if (signal?.aborted || (error as Error)?.name === 'AbortError') {
-      throw fail('ABORTED', `Search aborted (${url}).`, { cause: error })
+      throw fail('ABORTED', `Search aborted (${shown}).`, { cause: error })
     }
     if (error instanceof HTTPError) {
-      const responseText = await error.response.text().catch(() => '')
+      const status = error.response.status
       const retryAfter = error.response.headers.get('retry-after')
-      const seconds = retryAfter === null ? Number.NaN : Number(retryAfter)
       throw fail(
         'HTTP_STATUS',
-        `Search failed with HTTP ${error.response.status} from ${url}${error.response.status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
-        {
-          status: error.response.status,
-          body: parseMaybeJson(responseText),
-          retryAfterMs: Number.isFinite(seconds) ? seconds * 1000 : undefined,
-          cause: error,
-        },
+        `Search failed with HTTP ${status} from ${shown}${status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
+        { status, body: parseMaybeJson(errorText), retryAfterMs: retryAfter === null ? undefined : Number(retryAfter) * 1000, cause: error },
       )
     }
     if (error instanceof TimeoutError) {
-      throw fail('TIMEOUT', `Search timed out after ${options.timeoutMs ?? 10_000} ms (${url}); raise search.timeoutMs or try again.`, { cause: error })
+      throw fail('TIMEOUT', `Search timed out after ${options.timeoutMs ?? 10_000} ms (${shown}); raise search.timeoutMs or try again.`, { cause: error })
     }
     if (transportFailure === undefined || error !== transportFailure) throw error
-    throw fail('NETWORK', `Search could not reach ${url}: ${(error as Error)?.message ?? String(error)}. Check the URL and the network.`, { cause: error })
+    throw fail('NETWORK', `Search could not reach ${shown}: ${redactText((error as Error)?.message ?? String(error))}. Check the URL and the network.`, { cause: error })
   }
+  if (exceedsJsonDepth(received, MAX_JSON_DEPTH)) {
+    throw fail('INVALID_RESPONSE', `Search response from ${shown} nests deeper than ${MAX_JSON_DEPTH} levels; no search service answers like that, check the configured URL.`, { status: 200, body: received.slice(0, 200) })
+  }
+  return parseJsonBody(received, (cause) => fail('INVALID_RESPONSE', `Search response from ${shown} is not JSON.`, { status: 200, body: received, cause }))
+}
+
+function parseJsonBody(text: string, notJson: (cause: unknown) => Error): unknown {
   try {
     return JSON.parse(text)
   } catch (cause) {
-    throw fail('INVALID_RESPONSE', `Search response from ${url} is not JSON.`, { status: 200, body: text, cause })
+    throw notJson(cause)
   }
 }
 

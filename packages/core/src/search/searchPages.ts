@@ -3,6 +3,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import { protocols } from '../protocol/protocols.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
 import type { SearchHttpOptions } from './postJson.js'
+import { repeatedPageGuard } from './repeatedPage.js'
 import { searchSolver } from './searchNotifications.js'
 import type { SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
 import { validateSearchParams } from './validateSearchParams.js'
@@ -37,11 +38,13 @@ export async function* pagesOf(
   const size = params.size ?? search.pageSize
   let start = params.start ?? 0
   let read = 0
+  const repeated = repeatedPageGuard(() => search.request(solver, { ...params, start, size }).url)
   while (read < maxRows) {
     const remaining = maxRows - read
     const pageSize = Math.min(size, remaining)
     const page = await searchSolver(solver, { ...params, start, size: pageSize }, requestOptions)
     const rows = page.rows.length
+    repeated(page.rows, start)
     yield rows > remaining ? ({ ...page, rows: page.rows.slice(0, remaining) } as NotificationSearchResult) : page
     read += Math.min(rows, remaining)
     start += rows

@@ -34,8 +34,10 @@ export function validateSearchParams(params: SearchNotificationsParams, search: 
 
 function integer(value: unknown, name: string, min: number, max?: number): void {
   if (value === undefined) return
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-    throw invalid(`${name} must be an integer ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, got ${describe(value)}`)
+  // Safe integers only: 1e21 is an integer to JavaScript but prints as "1e+21" in a URL path.
+  const top = max ?? Number.MAX_SAFE_INTEGER
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > top) {
+    throw invalid(`${name} must be an integer from ${min} to ${top}, got ${describe(value)}`)
   }
 }
 

@@ -1,0 +1,39 @@
+/**
+ * A URL safe to print: its userinfo and every query value become `***` (`wss://u:p@host/ws?token=abc`
+ * → `wss://***@host/ws?token=***`). Every message, status event, log line and stats field that names
+ * a URL goes through it, because tokens travel in socket URLs (browsers cannot set socket headers).
+ * Works on strings that are not valid URLs too: nothing is parsed, so nothing can throw.
+ *
+ * @example
+ * redactUrl('wss://user:S3CRET@solver.example/ws?token=S3CRET') // 'wss://***@solver.example/ws?token=***'
+ */
+export function redactUrl(url: string): string {
+  const hash = url.indexOf('#')
+  const withoutHash = hash === -1 ? url : url.slice(0, hash)
+  const query = withoutHash.indexOf('?')
+  const head = (query === -1 ? withoutHash : withoutHash.slice(0, query)).replace(USERINFO, '$1***@')
+  if (query === -1) return head
+  // A bare entry (`?abc123`) is all value; a named one keeps its name.
+  const entries = withoutHash
+    .slice(query + 1)
+    .split('&')
+    .map((entry) => {
+      const eq = entry.indexOf('=')
+      return eq === -1 ? (entry === '' ? '' : '***') : `${entry.slice(0, eq)}=***`
+    })
+  return `${head}?${entries.join('&')}`
+}
+
+/** Scheme, then everything up to the first `@` of the authority (userinfo cannot hold `/`, `?` or `#`). */
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
+
+/**
+ * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl}.
+ *
+ * @example
+ * redactText('connect ECONNREFUSED for wss://solver.example/ws?token=abc') // '… wss://solver.example/ws?token=***'
+ */
+export function redactText(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url))
+}
