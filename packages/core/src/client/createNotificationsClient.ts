@@ -59,6 +59,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
         maxHeldFrames: resume.maxHeldFrames ?? 10_000,
         sweepIntervalMs: resume.sweepIntervalMs,
         dedupeWindow: resume.dedupeWindow ?? 2_048,
+        checkpointTimeoutMs: http.timeoutMs ?? 10_000,
       },
     })
   }, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))

@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs'
 import type { NotificationsConfigInput } from '../config/types.js'
+import { isPlausiblePosition } from '../utils/plausibleTime.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
@@ -41,8 +42,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
 ): Observable<QuoteBook> {
   assertAddress(params?.account)
   const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
-  if (since !== undefined && (typeof since !== 'number' || !Number.isFinite(since))) {
-    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds (a finite number), got ${String(since)}`)
+  if (since !== undefined && !isPlausiblePosition(since)) {
+    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds: 0 (the start of history) or a time from 2001 to a day ahead, got ${String(since)} (milliseconds? divide by 1000)`)
   }
   for (const [name, value] of [['maxSnapshotRows', maxSnapshotRows], ['maxTransitions', maxTransitions]] as const) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {

@@ -8,6 +8,8 @@ import { type Lease, SocketPool } from '../transport/SocketPool.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress } from '../utils/address.js'
+import { isPlausiblePosition } from '../utils/plausibleTime.js'
+import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
 import type { CheckpointStore } from './resume/CheckpointStore.js'
@@ -259,10 +261,10 @@ function validateResume(resume: true | ResumeOptions): ResumeOptions {
     }
   }
   const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
-  check('since', Number.isFinite, 'unix seconds (a finite number)')
+  check('since', (v) => isPlausiblePosition(v), `unix seconds: 0 (the start of history) or a time from 2001 to a day ahead (got milliseconds? divide by 1000)`)
   check('maxBackfillRows', positiveInteger, 'a positive integer')
   check('maxHeldFrames', positiveInteger, 'a positive integer')
-  check('sweepIntervalMs', (v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds')
+  check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
   check('dedupeWindow', positiveInteger, 'a positive integer')
   if (resume.checkpoint !== undefined && (typeof resume.checkpoint?.get !== 'function' || typeof resume.checkpoint?.set !== 'function')) {
     throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')

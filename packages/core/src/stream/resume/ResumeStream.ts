@@ -9,6 +9,7 @@ import type { ClientStats } from '../ClientStats.js'
 import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
 import type { CheckpointStore } from './CheckpointStore.js'
 import { DedupeWindow } from './DedupeWindow.js'
+import { isPlausiblePosition, isPlausibleTime } from '../../utils/plausibleTime.js'
 
 /** Where a stream's events go: what the Observable's subscriber is fed from. */
 export interface StreamListener {
@@ -25,6 +26,8 @@ export interface ResumeSettings {
   maxHeldFrames: number
   sweepIntervalMs: number | undefined
   dedupeWindow: number
+  /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
+  checkpointTimeoutMs: number
 }
 
 export interface ResumeContext {
@@ -40,19 +43,10 @@ export interface ResumeContext {
 
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
-/** Timestamps further ahead than this are not believed (milliseconds sent as seconds, broken clocks). */
-const FUTURE_TOLERANCE_S = 86_400
-/** Before this (2001-09-09) a `modify_time` is not plausible unix seconds. */
-const EARLIEST_S = 1_000_000_000
 /** Checkpoints are written at most this often while the watermark moves (and at the end). */
 const CHECKPOINT_EVERY_MS = 1_000
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
-
-/** Whether a `modify_time` may order quotes and move the watermark. */
-export function isPlausibleTime(t: number | null): t is number {
-  return t !== null && t >= EARLIEST_S && t <= nowSeconds() + FUTURE_TOLERANCE_S
-}
 
 /**
  * One resume subscription (SPEC §11): sits between the socket and the subscriber, keeps a watermark
@@ -174,7 +168,7 @@ export class ResumeStream implements Listener, Lease {
   }
 
   private readCheckpoint(store: CheckpointStore): void {
-    let value: number | undefined | Promise<number | undefined>
+    let value: unknown
     try {
       value = store.get(this.ctx.key)
     } catch (cause) {
@@ -182,25 +176,54 @@ export class ResumeStream implements Listener, Lease {
       return
     }
     if (!(value instanceof Promise)) {
-      if (typeof value === 'number' && Number.isFinite(value)) this.startFrom(value)
+      this.useCheckpoint(value)
       return
     }
     this.waitingForCheckpoint = true
     this.held = []
+    // A store that never answers must not hold live frames for ever: it gets the search deadline.
+    let timedOut = false
+    const deadline = this.ctx.timers.set(() => {
+      timedOut = true
+      this.waitingForCheckpoint = false
+      if (this.disposed) return
+      this.checkpointFailed('read', new Error(`no answer within ${this.ctx.settings.checkpointTimeoutMs} ms`))
+      this.release()
+    }, this.ctx.settings.checkpointTimeoutMs)
     value.then(
       (since) => {
+        if (timedOut) return
+        this.ctx.timers.clear(deadline)
         this.waitingForCheckpoint = false
         if (this.disposed) return
-        if (typeof since === 'number' && Number.isFinite(since)) this.startFrom(since)
-        else this.release()
+        if (!this.useCheckpoint(since)) this.release()
       },
       (cause: unknown) => {
+        if (timedOut) return
+        this.ctx.timers.clear(deadline)
         this.waitingForCheckpoint = false
         if (this.disposed) return
         this.checkpointFailed('read', cause)
         this.release()
       },
     )
+  }
+
+  /** Starts from a stored position when it is plausible; an implausible one is reported and ignored. */
+  private useCheckpoint(value: unknown): boolean {
+    if (value === undefined || value === null) return false
+    if (!isPlausiblePosition(value)) {
+      this.out.event({
+        type: 'error',
+        error: new ServiceError(
+          'INVALID_CHECKPOINT',
+          `The resume checkpoint "${this.ctx.key}" holds ${describeValue(value)}, which is not unix seconds (milliseconds? a clock ahead?); it was ignored and the stream starts from now. It is overwritten with a good position once one is delivered.`,
+        ),
+      })
+      return false
+    }
+    this.startFrom(value)
+    return true
   }
 
   /** Stops the running attempt and any pending retry; what is held stays held. */
@@ -351,7 +374,8 @@ export class ResumeStream implements Listener, Lease {
     // Only a position this stream reached (delivered) is written, never the start guess.
     if (!store || !this.seen.entries) return
     const position = this.gapFrom === undefined ? this.watermark : Math.min(this.gapFrom, this.watermark)
-    if (this.checkpointed === position) return
+    // Never write back what could not be read back.
+    if (this.checkpointed === position || !isPlausiblePosition(position)) return
     this.checkpointed = position
     try {
       const written = store.set(this.ctx.key, position)
@@ -372,6 +396,10 @@ export class ResumeStream implements Listener, Lease {
       ),
     })
   }
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'string' ? JSON.stringify(value) : typeof value
 }
 
 function sortByTime(list: Notification[]): Notification[] {

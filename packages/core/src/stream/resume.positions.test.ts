@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Live, accounts, record, startLive } from '../../test/live.js'
+import type { ServiceError } from '../errors/ServiceError.js'
+import type { CheckpointStore } from './resume/CheckpointStore.js'
+import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
+
+// A resume position that is not plausible unix seconds (milliseconds, 1e21, a clock days ahead) once
+// made the next backfill ask for a future that never comes: it recovered nothing, said nothing and
+// wrote the bad value back. Each case here failed before the fix.
+
+let live: Live
+beforeEach(async () => {
+  live = await startLive({ reconnect: { baseDelayMs: 100, maxDelayMs: 200 }, search: { timeoutMs: 400 } })
+})
+afterEach(() => live.stop())
+
+const nowS = () => Math.floor(Date.now() / 1000)
+const errorsOf = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'error' ? [e.error as ServiceError] : []))
+const notesOf = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification] : []))
+const backfillsOf = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'status' && e.backfill ? [(e as StatusEvent).backfill!] : []))
+
+it.each([
+  ['milliseconds', () => Date.now()],
+  ['1e21', () => 1e21],
+  ['two days ahead', () => nowS() + 2 * 86_400],
+  ['negative', () => -5],
+  ['NaN', () => Number.NaN],
+])('resume.since of %s throws INVALID_PARAMETERS at the call', (_name, since) => {
+  expect(() => live.client.events({ account: accounts[0] }, { resume: { since: since() } })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('resume.since') }))
+  expect(() => live.client.quotes({ account: accounts[0] }, { since: since() })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+describe.each(['enigma', 'rasa'] as const)('%s: an implausible stored checkpoint', (protocol) => {
+  it.each([
+    ['milliseconds (sync get)', () => Date.now(), false],
+    ['1e21 (async get)', () => 1e21, true],
+    ['two days ahead (async get)', () => nowS() + 2 * 86_400, true],
+  ])('%s is ignored with INVALID_CHECKPOINT; the next drop is still backfilled; nothing implausible is written', async (_name, stored, async) => {
+    const sim = live.sims[protocol]
+    const written: number[] = []
+    const checkpoint: CheckpointStore = {
+      get: () => (async ? Promise.resolve(stored()) : stored()),
+      set: (_key, value) => {
+        written.push(value)
+      },
+    }
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { checkpoint } }))
+    await events.until((v) => errorsOf(v).length === 1)
+    expect(errorsOf(events.values).map((e) => e.code)).toEqual(['INVALID_CHECKPOINT'])
+    await expect.poll(() => sim.subscriptions().length).toBe(1)
+    const before = await sim.instantOpen(accounts[0])
+    await events.until((v) => notesOf(v).length === 3)
+    await sim.dropAll(1012)
+    const missed = await sim.instantOpen(accounts[0])
+    await events.until((v) => backfillsOf(v).some((b) => b.state === 'finished'))
+    const finished = backfillsOf(events.values).find((b) => b.state === 'finished')!
+    expect(finished.since).toBe(before.frames[2]!.modify_time)
+    // enigma stores every transition, rasa the latest state of each quote
+    expect(finished.recovered).toBe(protocol === 'enigma' ? 3 : 1)
+    expect(notesOf(events.values).filter((n) => n.source === 'backfill').map((n) => n.quoteId)).toContain(missed.quoteId)
+    events.subscription.unsubscribe()
+    expect(written.length).toBeGreaterThan(0)
+    const newest = Math.max(...notesOf(events.values).map((n) => n.modifyTime!))
+    for (const value of written) expect(value).toBeLessThanOrEqual(newest)
+  })
+})
+
+it('a checkpoint get that never settles holds live frames only until the search deadline (CHECKPOINT), then the stream flows', async () => {
+  const checkpoint: CheckpointStore = { get: () => new Promise<number>(() => {}), set: () => {} }
+  const events = record(live.client.events({ account: accounts[0], solverId: 'beta' }, { resume: { checkpoint } }))
+  await expect.poll(() => live.rasa.subscriptions().length).toBe(1)
+  const open = await live.rasa.instantOpen(accounts[0])
+  await events.until((v) => notesOf(v).length === 3)
+  expect(notesOf(events.values).map((n) => n.id)).toEqual(open.frames.map((f) => f.id))
+  expect(errorsOf(events.values).map((e) => [e.code, e.message.includes('no answer within 400 ms')])).toEqual([['CHECKPOINT', true]])
+})
