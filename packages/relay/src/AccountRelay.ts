@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
-import type { Notification, NotificationsClient } from '@solver-notifications/core'
+import { type Notification, type NotificationsClient, isPlausiblePosition } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { RelayCounters } from './RelayStats.js'
@@ -82,7 +82,8 @@ export class AccountRelay {
     if (entry && entry.operation === 'PUT') {
       try {
         const value = entry.json<Checkpoint>()
-        if (typeof value?.since === 'number' && Array.isArray(value.ids)) start = value
+        if (isPlausiblePosition(value?.since) && Array.isArray(value.ids)) start = value
+        else ctx.log(`checkpoint of ${watched.key} holds no plausible position (${JSON.stringify(value?.since)}); resuming from ${fallbackSince}`)
       } catch {
         ctx.log(`checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
       }

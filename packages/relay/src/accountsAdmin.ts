@@ -1,5 +1,7 @@
 import { Kvm } from '@nats-io/kv'
+import { isPlausiblePosition } from '@solver-notifications/core'
 import { parseAccountKey } from './accountKeys.js'
+import { RelayError } from './RelayError.js'
 import { type NatsTarget, openNats } from './natsConnection.js'
 import { ACCOUNTS_BUCKET } from './relayStorage.js'
 
@@ -23,6 +25,9 @@ async function withAccounts<T>(nats: NatsTarget, job: (kv: Awaited<ReturnType<Kv
  */
 export async function addAccounts(nats: NatsTarget, keys: readonly string[], options: { since?: number } = {}): Promise<void> {
   for (const key of keys) parseAccountKey(key)
+  if (options.since !== undefined && !isPlausiblePosition(options.since)) {
+    throw new RelayError('INVALID_PARAMETERS', `since must be unix seconds (0 for the start of history, or a time from 2001 to a day ahead), got ${String(options.since)}; milliseconds? divide by 1000`)
+  }
   await withAccounts(nats, async (kv) => {
     for (const key of keys) await kv.put(key, JSON.stringify(options.since === undefined ? {} : { since: options.since }))
   })

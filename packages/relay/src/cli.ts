@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { isPlausiblePosition } from '@solver-notifications/core'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
 import { RelayError } from './RelayError.js'
 import { startRelay } from './startRelay.js'
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     if (action !== 'add' && action !== 'remove') fail(`accounts takes add, remove or list, got ${action ?? 'nothing'}`)
     if (keys.length === 0) fail(`accounts ${action} needs at least one KEY`)
     const since = values.since === undefined ? undefined : Number(values.since)
-    if (since !== undefined && !Number.isFinite(since)) fail(`--since must be unix seconds, got ${values.since}`)
+    if (since !== undefined && !isPlausiblePosition(since)) fail(`--since must be unix seconds (0, or a time from 2001 to a day ahead), got ${values.since}; milliseconds? divide by 1000`)
     if (action === 'add') await addAccounts(nats, keys, { since })
     else await removeAccounts(nats, keys)
     console.log(`${action === 'add' ? 'added' : 'removed'} ${keys.length} account(s)`)

@@ -76,3 +76,26 @@ it.skipIf(!natsAvailable)('relays an account put into the bucket, once, and clos
   await nc.close()
 })
 
+
+it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed from when its key was put, with a log line naming it; a drop loses nothing', async () => {
+  const lines: string[] = []
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', log: (line) => lines.push(line) })
+  relays.push(relay)
+  const key = accountKey(1, 'beta', A)
+  await expect(addAccounts({ servers: nats.url }, [key], { since: Date.now() })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: /milliseconds/ })
+  // Written by hand (an old tool, a typo): the relay must not trust it.
+  const nc = await connect({ servers: nats.url })
+  const { Kvm } = await import('@nats-io/kv')
+  const kv = await new Kvm(nc).open('solver_relay_accounts')
+  await kv.put(key, JSON.stringify({ since: Date.now() }))
+  await until(() => relay.owned().includes(key), 'the relay to own the account')
+  expect(lines.some((l) => l.includes(key) && l.includes('not unix seconds'))).toBe(true)
+  await sim.waitForSubscribers(A)
+  await sim.instantOpen(A)
+  await until(() => relay.stats().published === 3, 'three publishes')
+  await sim.dropAll(1012)
+  await sim.instantOpen(A)
+  await until(() => relay.stats().published >= 4, 'the backfill')
+  await until(async () => (await jetstreamManager(nc).then((m) => m.streams.info('SOLVER_NOTIFICATIONS'))).state.messages === 4, 'rasa: 3 live + the missed quote’s latest state')
+  await nc.close()
+})

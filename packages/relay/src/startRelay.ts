@@ -7,6 +7,7 @@ import {
   type NotificationsConfigInput,
   createConfig,
   createNotificationsClient,
+  isPlausiblePosition,
   isServiceError,
 } from '@solver-notifications/core'
 import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
@@ -126,7 +127,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     let since = Math.floor(e.created.getTime() / 1000)
     try {
       const value = e.length > 0 ? e.json<{ since?: unknown }>() : {}
-      if (typeof value?.since === 'number' && Number.isFinite(value.since)) since = value.since
+      if (isPlausiblePosition(value?.since)) since = value.since
+      else if (value?.since !== undefined) {
+        // A position in milliseconds (or days ahead) would make the backfill wait for a future that never comes.
+        log(`account ${e.key}: since ${JSON.stringify(value.since)} is not unix seconds (milliseconds?); relaying from when the key was put (${since})`)
+      }
     } catch {
       log(`account ${e.key}: value is not JSON; using {}`)
     }
