@@ -28,6 +28,8 @@ export type ServiceErrorCode =
   | 'INVALID_CHECKPOINT'
   /** search refused a redirect to another origin, from https to http, one that drops the body, or a loop */
   | 'REDIRECT'
+  /** a quote's filled amount is not a plain decimal string: it is never compared, so that quote never settles from it */
+  | 'INVALID_AMOUNT'
   /** a search response body was larger than `search.maxResponseBytes` (decoded bytes) */
   | 'RESPONSE_TOO_LARGE'
 

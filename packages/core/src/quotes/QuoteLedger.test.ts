@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { normalizeNotification } from '../protocol/normalizeNotification.js'
 import type { Notification, RawPositionNotification } from '../protocol/types.js'
 import { QuoteLedger } from './QuoteLedger.js'
-import type { QuoteState } from './QuoteState.js'
 import { byRecency } from './QuoteList.js'
 
 const account = '0x1111111111111111111111111111111111111111'
@@ -109,9 +108,8 @@ describe('QuoteLedger', () => {
     const untouched = old.filter((q) => model.get(q.quoteId!) === q)
     expect(untouched.length).toBeGreaterThan(0)
     for (const q of untouched) expect(now).toContain(q)
-    // A reader that sorts its copy in place harms no later version.
+    // Versions share their array with later ones; books hand readers copies (quotes.edges.test.ts).
     const sorted = [...now]
-    ;(now as QuoteState[]).reverse()
     const next = ledger.apply(frame({ quote_id: 1, last_seen_action: 'SendQuote', action_status: 'success', modify_time: T + 9_999 }))!
     expect(ledger.list().quotes()).toEqual([next, ...sorted.filter((q) => q.quoteId !== 1)])
   })

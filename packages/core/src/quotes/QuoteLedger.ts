@@ -2,7 +2,7 @@ import type { Notification } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
 import { QuoteListVersion } from './QuoteList.js'
 import type { QuoteState } from './QuoteState.js'
-import { START, type StatusFold, isSettled, nextStatus } from './quoteStatus.js'
+import { START, type StatusFold, isPlainDecimal, isSettled, nextStatus } from './quoteStatus.js'
 
 /** What a quote's derived fields fold over: the status fold and the newest values reported. */
 interface Fold {
@@ -39,6 +39,8 @@ interface Entry {
   /** the fold over everything */
   fold: Fold
   state: QuoteState | undefined
+  /** an amount that is not a plain decimal was reported for this quote (once is enough) */
+  reported: boolean
 }
 
 const timeOf = (n: Notification) => n.modifyTime ?? Number.POSITIVE_INFINITY
@@ -73,10 +75,14 @@ export class QuoteLedger {
   private version = QuoteListVersion.empty()
   private removed: QuoteState[] = []
   private added: QuoteState[] = []
+  /** how many entries were made per key base, so a reused temporary id gets a key of its own */
+  private readonly keyUses = new Map<string, number>()
 
   constructor(
     private readonly account: Address,
     private readonly maxTransitions: number,
+    /** told once per quote when an amount is not a plain decimal (that quote then never settles from it) */
+    private readonly onIssue: (message: string) => void = () => {},
   ) {}
 
   get size(): number {
@@ -87,6 +93,7 @@ export class QuoteLedger {
   apply(n: Notification): QuoteState | undefined {
     const entry = this.entryFor(n)
     if (!this.insert(entry, n)) return undefined
+    if (!entry.reported) this.checkAmounts(entry, n)
     return this.refresh(entry)
   }
 
@@ -110,19 +117,30 @@ export class QuoteLedger {
     const onChain = n.quoteId > 0 ? n.quoteId : undefined
     const temp = n.tempQuoteId ?? undefined
     const byQuote = onChain === undefined ? undefined : this.byQuoteId.get(onChain)
-    const byTemp = temp === undefined ? undefined : this.byTempId.get(temp)
+    let byTemp = temp === undefined ? undefined : this.byTempId.get(temp)
+    // Temporary ids are reused: once one is anchored to an on-chain id, a frame naming another on-chain
+    // id is another quote, and so is an open with the temporary id alone that comes after that quote
+    // settled (an older one arriving late still belongs to it).
+    if (byTemp && byTemp !== byQuote && byTemp.quoteId !== null) {
+      const settled = byTemp.state
+      const reused =
+        onChain !== undefined
+          ? onChain !== byTemp.quoteId
+          : n.phase === 'open' && settled !== undefined && settled.settled && n.modifyTime !== null && settled.modifyTime !== null && n.modifyTime > settled.modifyTime
+      if (reused) byTemp = undefined
+    }
     let entry = byQuote ?? byTemp
     if (byQuote && byTemp && byQuote !== byTemp) entry = this.join(byTemp, byQuote)
     if (!entry) {
-      // The first id a quote is seen by names it for good (a temporary one when known).
       entry = {
-        key: temp !== undefined ? `t${temp}` : `q${n.quoteId}`,
+        key: this.newKey(temp !== undefined ? `t${temp}` : `q${n.quoteId}`),
         quoteId: null,
         tempQuoteId: null,
         transitions: [],
         base: EMPTY,
         fold: EMPTY,
         state: undefined,
+        reported: false,
       }
       this.entries.add(entry)
     }
@@ -130,11 +148,28 @@ export class QuoteLedger {
       entry.quoteId = onChain
       this.byQuoteId.set(onChain, entry)
     }
-    if (temp !== undefined && entry.tempQuoteId === null) {
-      entry.tempQuoteId = temp
-      this.byTempId.set(temp, entry)
-    }
+    if (temp !== undefined && entry.tempQuoteId === null) entry.tempQuoteId = temp
+    // The temporary id names its newest quote from now on.
+    if (temp !== undefined && entry.tempQuoteId === temp) this.byTempId.set(temp, entry)
     return entry
+  }
+
+  /** The first id a quote is seen by names it for good (a temporary one when known); a reused one gets `~2`, `~3`, … */
+  private newKey(base: string): string {
+    const uses = (this.keyUses.get(base) ?? 0) + 1
+    this.keyUses.set(base, uses)
+    return uses === 1 ? base : `${base}~${uses}`
+  }
+
+  private checkAmounts(entry: Entry, n: Notification): void {
+    for (const [field, value] of [['filledAmountOpen', n.filledAmountOpen], ['filledAmountClose', n.filledAmountClose]] as const) {
+      if (value === null || isPlainDecimal(value)) continue
+      entry.reported = true
+      this.onIssue(
+        `quote ${entry.quoteId ?? entry.tempQuoteId}: ${field} ${JSON.stringify(value)} is not a plain decimal string, so it is never compared and the quote is not settled by it; the solver sent a malformed amount.`,
+      )
+      return
+    }
   }
 
   /** One quote seen under both ids before a frame linked them: the older entry (its key) absorbs the other. */

@@ -16,10 +16,8 @@ export function byRecency(a: QuoteState, b: QuoteState): number {
  * are folded together when the chain gets long, so memory stays bounded.
  */
 export class QuoteListVersion {
-  /** the sorted list, never handed out: later versions are built from it */
+  /** the sorted list, never handed to apps: later versions are built from it (each book copies it for its reader) */
   private array: QuoteState[] | undefined
-  /** what readers get: a copy, so an app that sorts or splices it in place harms nothing (freezing 10,000 elements costs 50× more) */
-  private handedOut: readonly QuoteState[] | undefined
   private prev: QuoteListVersion | undefined
   private readonly removed: readonly QuoteState[]
   private readonly added: readonly QuoteState[]
@@ -45,9 +43,9 @@ export class QuoteListVersion {
     return new QuoteListVersion(undefined, [], [], 0)
   }
 
+  /** The sorted list of this version; shared, so only read it (a book hands its reader a copy). */
   quotes(): readonly QuoteState[] {
-    this.handedOut ??= this.build().slice()
-    return this.handedOut
+    return this.build()
   }
 
   private build(): QuoteState[] {

@@ -11,6 +11,8 @@ import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams } from './Quote
 
 /** A book whose `quotes` array is built on first read (see {@link QuoteListVersion}). */
 class Book implements QuoteBook {
+  /** this book's own copy of the list, made on first read: a reader may sort or splice it, no other book sees that */
+  private readonly cache: { quotes?: readonly QuoteState[] } = {}
   constructor(
     readonly ready: boolean,
     readonly status: SocketStatus,
@@ -20,7 +22,8 @@ class Book implements QuoteBook {
     Object.freeze(this)
   }
   get quotes(): readonly QuoteState[] {
-    return this.version.quotes()
+    this.cache.quotes ??= this.version.quotes().slice()
+    return this.cache.quotes
   }
   /** Spread and JSON see the quotes as a plain field. */
   toJSON(): QuoteBook {
@@ -56,10 +59,13 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows) } },
   )
   return new Observable<QuoteBook>((subscriber) => {
-    const ledger = new QuoteLedger(params.account, maxTransitions)
+    let error: ServiceError | null = null
+    const ledger = new QuoteLedger(params.account, maxTransitions, (message) => {
+      error = new ServiceError('INVALID_AMOUNT', message)
+      schedule()
+    })
     let ready = false
     let status: SocketStatus = 'connecting'
-    let error: ServiceError | null = null
     /** the snapshot's own truncation: it stays on the book, the snapshot is incomplete */
     let incomplete: ServiceError | null = null
     let truncating = false

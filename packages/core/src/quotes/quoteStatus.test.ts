@@ -84,6 +84,9 @@ describe('compareDecimal', () => {
     expect(compareDecimal('0010.5', '10.50')).toBe(0)
     expect(compareDecimal('9.99', '10')).toBe(-1)
     expect(compareDecimal('.5', '0.45')).toBe(1)
-    expect(compareDecimal('1e3', '999')).toBe(1)
+    // Not a plain decimal: never compared (a status decision is never made on a guess).
+    expect(compareDecimal('1e3', '999')).toBeUndefined()
+    expect(compareDecimal('NaN', '1')).toBeUndefined()
+    expect(compareDecimal('', '0')).toBeUndefined()
   })
 })

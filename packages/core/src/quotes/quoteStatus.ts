@@ -62,7 +62,9 @@ const CLOSE_FILL = new Set(['FillLimitOrderClose', 'FillOrderInstantClose', 'Fil
 /** The fold after one more transition (newer than every one before it). */
 export function nextStatus(fold: StatusFold, n: Notification): StatusFold {
   const filledOpen = n.filledAmountOpen
-  const maxFilledOpen = filledOpen !== null && (fold.maxFilledOpen === null || compareDecimal(filledOpen, fold.maxFilledOpen) > 0) ? filledOpen : fold.maxFilledOpen
+  // Only plain decimals enter the largest fill: anything else can never settle the quote.
+  const maxFilledOpen =
+    filledOpen !== null && isPlainDecimal(filledOpen) && (fold.maxFilledOpen === null || (compareDecimal(filledOpen, fold.maxFilledOpen) ?? 0) > 0) ? filledOpen : fold.maxFilledOpen
   const prev = fold.status
   if (isSettled(prev)) return maxFilledOpen === fold.maxFilledOpen ? fold : { ...fold, maxFilledOpen }
   const next = transition(prev, fold.beforeCancel, n, maxFilledOpen)
@@ -89,7 +91,8 @@ function transition(prev: QuoteStatus, beforeCancel: QuoteStatus, n: Notificatio
   if (CLOSE_FILL.has(action)) {
     if (type !== 'success') return prev
     const closed = n.filledAmountClose
-    return closed !== null && maxFilledOpen !== null && isPositive(closed) && compareDecimal(closed, maxFilledOpen) >= 0 ? 'closed' : 'open'
+    const covered = closed !== null && maxFilledOpen !== null ? compareDecimal(closed, maxFilledOpen) : undefined
+    return closed !== null && isPositive(closed) && covered !== undefined && covered >= 0 ? 'closed' : 'open'
   }
   if (action === 'RequestToCancelQuote') {
     if (type === 'seen' || type === 'success') return 'cancelling'
@@ -101,13 +104,29 @@ function transition(prev: QuoteStatus, beforeCancel: QuoteStatus, n: Notificatio
   return prev
 }
 
-const DECIMAL = /^(\d*)(?:\.(\d*))?$/
+/** A plain non-negative decimal string: digits, optionally a point and more digits. Nothing else is compared. */
+const DECIMAL = /^(?=\.?\d)(\d*)(?:\.(\d+))?$/
 
-/** Compares two non-negative decimal strings exactly (amounts carry up to 18 decimals); anything else by `Number`. */
-export function compareDecimal(a: string, b: string): number {
+/**
+ * Whether an amount is a plain decimal string (`"12.5"`), the only kind the status table compares:
+ * `"NaN"`, `"1e400"`, `"1e1"` or `""` could make a quote look closed by accident.
+ *
+ * @example
+ * isPlainDecimal('0.25') // true
+ * isPlainDecimal('1e1')  // false
+ */
+export function isPlainDecimal(amount: string): boolean {
+  return DECIMAL.test(amount)
+}
+
+/**
+ * Compares two plain decimal strings exactly (amounts carry up to 18 decimals); `undefined` when
+ * either is not a plain decimal, so no status decision is ever made on a guess.
+ */
+export function compareDecimal(a: string, b: string): number | undefined {
   const x = DECIMAL.exec(a)
   const y = DECIMAL.exec(b)
-  if (!x || !y) return Math.sign(Number(a) - Number(b)) || 0
+  if (!x || !y) return undefined
   const xi = x[1]!.replace(/^0+/, '')
   const yi = y[1]!.replace(/^0+/, '')
   if (xi.length !== yi.length) return xi.length < yi.length ? -1 : 1
@@ -118,5 +137,5 @@ export function compareDecimal(a: string, b: string): number {
 }
 
 function isPositive(amount: string): boolean {
-  return compareDecimal(amount, '0') > 0
+  return (compareDecimal(amount, '0') ?? 0) > 0
 }

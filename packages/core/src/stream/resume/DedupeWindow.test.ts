@@ -4,8 +4,8 @@ import type { Notification } from '../../protocol/types.js'
 import { DedupeWindow } from './DedupeWindow.js'
 
 const account = '0xAbC0000000000000000000000000000000000001'
-const note = (quote: number, time: number, id: string | null = `id-${quote}-${time}`): Notification =>
-  normalizeNotification({ id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account })
+const note = (quote: number, time: number, id: string | null = `id-${quote}-${time}`, source: 'live' | 'backfill' = 'backfill'): Notification =>
+  normalizeNotification({ id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account, source })
 
 describe('DedupeWindow', () => {
   it('stays bounded over a long run (counts are asserted once, so the test does not depend on machine speed)', () => {
@@ -30,6 +30,8 @@ describe('DedupeWindow', () => {
     expect(window.verdict(note(1, 100, null), true)).toBe('duplicate')
     expect(window.verdict(note(1, 101, null), true)).toBe('new')
     expect(window.verdict(note(1, 99, null), true)).toBe('stale')
+    // a live frame is never stale: a late one is a real transition
+    expect(window.verdict(note(1, 99, null, 'live'), true)).toBe('new')
     // an implausible time neither orders nor is ordered
     expect(window.verdict(note(1, 99, null), false)).toBe('new')
     window.remember(note(1, 5_000_000_000, 'future'), false)

@@ -25,12 +25,14 @@ export class DedupeWindow {
   }
 
   /**
-   * `duplicate` when delivered already, `stale` when older than what its quote has delivered (only
-   * plausible times order a quote), else `new`.
+   * `duplicate` when delivered already; `stale` when a row from history is older than what its quote
+   * has delivered (only plausible times order a quote); else `new`. A live frame is never stale: a
+   * late one is a real transition, and a quote's state is derived from all of them in `modify_time`
+   * order whatever order they arrive in.
    */
   verdict(n: Notification, plausibleTime: boolean): Verdict {
     if (this.has(n)) return 'duplicate'
-    if (!plausibleTime || n.modifyTime === null) return 'new'
+    if (n.source !== 'backfill' || !plausibleTime || n.modifyTime === null) return 'new'
     const last = this.lastByQuote.get(n.quoteId)
     return last !== undefined && n.modifyTime < last ? 'stale' : 'new'
   }
