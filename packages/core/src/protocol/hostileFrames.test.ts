@@ -37,12 +37,18 @@ describe('raw is a frozen value without own __proto__ keys', () => {
     expect(Object.isFrozen(n.raw)).toBe(true)
   })
 
-  it('normalizeNotification freezes a copy of a caller-owned raw object, never the caller object itself', () => {
-    const mine = JSON.parse('{"quote_id":3,"__proto__":{"x":1}}')
+  it('normalizeNotification keeps a caller-owned raw object as it was given (n.raw === raw) and touches nothing of it', () => {
+    const text = '{"quote_id":3,"__proto__":{"x":1},"nested":{"a":[1,2]}}'
+    const mine = JSON.parse(text)
     const n = normalizeNotification(mine, ctx)
+    expect(n.raw).toBe(mine)
     expect(Object.isFrozen(mine)).toBe(false)
-    expect(Object.isFrozen(n.raw)).toBe(true)
-    expect(Object.hasOwn(n.raw, '__proto__')).toBe(false)
-    expect(n.raw.quote_id).toBe(3)
+    expect(Object.isFrozen(mine.nested)).toBe(false)
+    expect(JSON.stringify(mine)).toBe(JSON.stringify(JSON.parse(text)))
+    // Known fields only were read: the hostile key reached nothing.
+    expect(n.quoteId).toBe(3)
+    expect(Object.hasOwn(n, 'x')).toBe(false)
+    expect(({} as { x?: number }).x).toBeUndefined()
+    expect(Object.isFrozen(n)).toBe(true)
   })
 })

@@ -1,7 +1,6 @@
 import type { Address } from '../utils/address.js'
 import { classifyNotification } from './classifyNotification.js'
 import { phaseOf } from './classifyPhase.js'
-import { sealRaw } from './frame.js'
 import type { Notification, Protocol, RawPositionNotification } from './types.js'
 
 /**
@@ -36,8 +35,10 @@ const decimal = (value: unknown): string | null =>
  */
 export function normalizeNotification(raw: RawPositionNotification, context: NormalizeContext): Notification {
   return normalizeFrame(
-    // A caller's own object is copied and sealed, never frozen in place.
-    Object.isFrozen(raw) ? raw : sealRaw({ ...raw }),
+    // A caller's own object is kept as given (n.raw === raw) and never frozen or copied: apps that
+    // normalize their own rows compare and reuse them. Frames the library parses itself are sealed
+    // where they are decoded, and only known fields are read here, so hostile keys reach nothing.
+    raw,
     context.protocol,
     context.chainId,
     context.solverId,
