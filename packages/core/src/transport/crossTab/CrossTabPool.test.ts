@@ -20,7 +20,6 @@ let name = 0
 beforeEach(async () => {
   ;[enigma, rasa] = await Promise.all([startSolverSimulator({ protocol: 'enigma' }), startSolverSimulator({ protocol: 'rasa' })])
   locks = new FakeLocks()
-  vi.stubGlobal('navigator', { locks })
   name++
 })
 afterEach(async () => {
@@ -30,7 +29,7 @@ afterEach(async () => {
   await Promise.all([enigma.close(), rasa.close()])
 })
 
-function openTab(): NotificationsClient {
+function openTab(withLocks = true): NotificationsClient {
   const config = createConfig({
     defaultChainId: 1,
     chains: {
@@ -43,6 +42,8 @@ function openTab(): NotificationsClient {
       },
     },
   })
+  // Each tab is its own Web Locks client, as each page is in a browser.
+  if (withLocks) vi.stubGlobal('navigator', { locks: locks.forClient() })
   const tab = createNotificationsClient({ config, crossTab: { name: `t${name}` }, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 } })
   tabs.push(tab)
   return tab
@@ -134,8 +135,8 @@ it('notifyOnce runs the callback in one tab; a foreign or malformed message is d
 it('outside a browser (no Web Locks) the option does nothing and says so once', () => {
   vi.unstubAllGlobals()
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-  const one = openTab()
-  openTab()
+  const one = openTab(false)
+  openTab(false)
   expect(warn.mock.calls.filter(([m]) => String(m).includes('crossTab'))).toHaveLength(1)
   expect(one.stats().crossTab).toBeUndefined()
   expect(one.crossTab).toBeUndefined()
@@ -164,3 +165,46 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
   await until(() => ids(streams[follower]!.values).length >= 6, 'the second lifecycle')
   expect([...ids(streams[follower]!.values)].sort()).toEqual([...expected].sort())
 }, 20_000)
+
+it('forged channel messages from a same-origin page change nothing: foreign notifications, fake leaders, closes, errors and byes are dropped and counted', async () => {
+  const spy = new BroadcastChannel(`solver-notifications:t${name}`)
+  const seen: Array<Record<string, unknown>> = []
+  spy.onmessage = (event) => seen.push(event.data)
+  const [first, second] = [openTab(), openTab()]
+  await until(() => [first, second].some((t) => t.stats().crossTab?.role === 'leader') && first.stats().crossTab!.tabs === 2 && second.stats().crossTab!.tabs === 2, 'a leader')
+  const follower = first.stats().crossTab!.role === 'follower' ? first : second
+  const events = record(follower.events({ account: A, solverId: 'beta' }))
+  await rasa.waitForSubscribers(A)
+  await until(() => seen.some((m) => m.t === 'sub'), 'the follower’s sub message')
+  const sub = seen.find((m) => m.t === 'sub')! as { tab: string; to: string; sid: string }
+  const leaderId = sub.to
+  await until(() => events.values.some((e) => e.type === 'status' && e.status === 'open'), 'open')
+  const dropsBefore = follower.stats().crossTab!.dropped
+
+  const other = (await rasa.instantOpen(B)).frames[0]!
+  const forged = { type: 'success', phase: 'open', quoteId: other.quote_id, tempQuoteId: null, onChain: true, lastSeenAction: 'InstantRFQ', actionStatus: 'success', account: B, counterpartyAddress: B, stateType: null, failureType: null, failureMessage: null, errorCode: null, filledAmountOpen: null, filledAmountClose: null, avgPriceOpen: null, avgPriceClose: null, orderType: null, version: null, vaAddress: null, createTime: null, modifyTime: null, id: 'forged', protocol: 'rasa', chainId: 1, solverId: 'beta', source: 'live', raw: {} }
+  // 1. the leader's id, the follower's stream, another account's notification
+  spy.postMessage({ v: 1, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: forged })
+  // 2. the same account, but another solver or chain
+  spy.postMessage({ v: 1, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: { ...forged, account: A, solverId: 'alpha', protocol: 'enigma' } })
+  // 3. a fake leader announces itself and beats, then closes the stream and reports an error
+  spy.postMessage({ v: 1, t: 'leader', tab: 'evil' })
+  spy.postMessage({ v: 1, t: 'beat', tab: 'evil', visible: true, leader: true, once: [] })
+  spy.postMessage({ v: 1, t: 'e', tab: 'evil', to: sub.tab, sid: sub.sid, e: { type: 'status', status: 'closed', attempt: 0 } })
+  spy.postMessage({ v: 1, t: 'c', tab: 'evil', to: sub.tab, sid: sub.sid })
+  // 4. the real leader "says" goodbye and hands over (it did neither)
+  spy.postMessage({ v: 1, t: 'bye', tab: leaderId })
+  spy.postMessage({ v: 1, t: 'handoff', tab: 'evil', to: sub.tab })
+  await until(() => follower.stats().crossTab!.dropped >= dropsBefore + 5, 'the forgeries to be dropped')
+
+  const open = await rasa.instantOpen(A)
+  await until(() => ids(events.values).length === 3, 'the real lifecycle')
+  expect(ids(events.values)).toEqual(open.frames.map((f) => f.id))
+  expect(events.completed).toBe(false)
+  const statuses = events.values.flatMap((e) => (e.type === 'status' ? [e.status] : []))
+  expect(statuses.filter((s) => s === 'reconnecting' || s === 'closed')).toEqual([])
+  expect(events.values.filter((e) => e.type === 'error')).toEqual([])
+  expect(follower.stats().crossTab!.role).toBe('follower')
+  expect(rasa.connections().filter((c) => c.open)).toHaveLength(1)
+  spy.close()
+})

@@ -42,6 +42,17 @@ interface Sub {
 
 type LocksLike = {
   request(name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<void>
+  query?(): Promise<{ held?: Array<{ name?: string; clientId?: string }> }>
+}
+
+/** Whether a forwarded notification is one of this stream's: the same checks a socket frame passes. */
+function belongsTo(n: Notification, sub: Sub): boolean {
+  return (
+    n.account.toLowerCase() === sub.account.toLowerCase() &&
+    n.chainId === sub.solver.chainId &&
+    n.solverId === sub.solver.solverId &&
+    n.protocol === sub.solver.notifications.protocol
+  )
 }
 
 /** The leader's stand-in for a stream of another tab: it forwards what the pool gives it over the channel. */
@@ -96,6 +107,12 @@ export class CrossTabPool implements ListenerPool {
   private announced: string | undefined
   private closed = false
   private readonly startedAt = Date.now()
+  /** lets go of the `:leader:<id>` lock, which proves to the other tabs that this tab leads */
+  private releaseLeaderLock: (() => void) | undefined
+  /** lets go of the `:alive:<id>` lock, held for this tab's whole life, which proves a `bye` */
+  private releaseAliveLock: (() => void) | undefined
+  /** tabs whose claim to lead is being checked against the locks */
+  private readonly checking = new Set<string>()
 
   constructor(
     private readonly local: SocketPool,
@@ -108,6 +125,9 @@ export class CrossTabPool implements ListenerPool {
     this.lockName = `solver-notifications:${name}`
     this.channel = new BroadcastChannel(this.lockName)
     this.channel.onmessage = (event: MessageEvent) => this.receive(event.data)
+    this.holdLock(`${this.lockName}:alive:${this.id}`, (release) => {
+      this.releaseAliveLock = release
+    })
     this.beat = setInterval(() => this.tick(), BEAT_MS)
     this.sendBeat()
     this.queueForLock(false)
@@ -151,6 +171,8 @@ export class CrossTabPool implements ListenerPool {
     this.mine.clear()
     this.bySid.clear()
     this.releaseLock?.()
+    this.releaseLeaderLock?.()
+    this.releaseAliveLock?.()
     this.queued?.abort()
     this.channel.close()
   }
@@ -239,8 +261,16 @@ export class CrossTabPool implements ListenerPool {
     this.role = 'leader'
     this.leader = this.id
     this.announced = this.id
-    this.post({ v: 1, t: 'leader', tab: this.id })
-    this.sendBeat()
+    // Announced once the `:leader:<id>` lock is held: that lock is how the other tabs check the claim.
+    this.holdLock(`${this.lockName}:leader:${this.id}`, (release) => {
+      if (this.role !== 'leader') {
+        release()
+        return
+      }
+      this.releaseLeaderLock = release
+      this.post({ v: 1, t: 'leader', tab: this.id })
+      this.sendBeat()
+    })
     for (const [listener, sub] of this.mine) {
       this.gap(listener, sub, 'this tab now holds the sockets')
       sub.served = true
@@ -251,6 +281,8 @@ export class CrossTabPool implements ListenerPool {
   private becomeFollower(leader: string | undefined): void {
     this.role = 'follower'
     this.leader = leader
+    this.releaseLeaderLock?.()
+    this.releaseLeaderLock = undefined
     for (const forward of this.served.values()) this.local.release(forward)
     this.served.clear()
     for (const [listener, sub] of this.mine) {
@@ -322,23 +354,34 @@ export class CrossTabPool implements ListenerPool {
     switch (m.t) {
       case 'beat': {
         // A tab we have not heard before learns who leads at once, not at the next beat.
-        if (this.role === 'leader' && !this.peers.has(m.tab)) this.post({ v: 1, t: 'leader', tab: this.id })
-        this.peers.set(m.tab, { visible: m.visible, seenAt: Date.now(), leader: m.leader, once: m.once })
-        if (m.leader && this.role === 'follower' && this.leader !== m.tab) this.follow(m.tab)
+        if (this.role === 'leader' && this.releaseLeaderLock && !this.peers.has(m.tab)) this.post({ v: 1, t: 'leader', tab: this.id })
+        // A claim to lead counts only once the locks confirm it; a forged beat changes nothing.
+        this.peers.set(m.tab, { visible: m.visible, seenAt: Date.now(), leader: m.leader && m.tab === this.leader, once: m.once })
+        if (m.leader && this.role === 'follower' && this.leader !== m.tab) this.whenLeader(m.tab, () => this.leader !== m.tab && this.role === 'follower' && this.follow(m.tab))
         return
       }
       case 'leader':
         this.seen(m.tab)
-        this.announced = m.tab
-        if (this.role === 'leader') return // we lose the lock in a moment (stolen): `becomeFollower` then
-        this.follow(m.tab)
+        this.whenLeader(m.tab, () => {
+          this.announced = m.tab
+          if (this.role === 'leader') return // we lose the lock in a moment (stolen): `becomeFollower` then
+          if (this.leader !== m.tab) this.follow(m.tab)
+        })
         return
       case 'bye':
-        this.peers.delete(m.tab)
-        this.forget(m.tab)
+        // Only a tab that really closed has let go of its `:alive:` lock.
+        void this.holds(`${this.lockName}:alive:${m.tab}`).then((alive) => {
+          if (this.closed) return
+          if (alive) {
+            this.dropped++
+            return
+          }
+          this.peers.delete(m.tab)
+          this.forget(m.tab)
+        })
         return
       case 'handoff':
-        if (this.role === 'follower') this.queueForLock(true)
+        if (this.role === 'follower') this.whenLeader(m.tab, () => this.role === 'follower' && this.queueForLock(true))
         return
       case 'sub': {
         this.seen(m.tab)
@@ -366,20 +409,72 @@ export class CrossTabPool implements ListenerPool {
         if (forward) this.local.release(forward)
         return
       }
-      case 'n':
-        if (m.tab === this.leader) this.bySid.get(m.sid)?.notification(m.n)
+      case 'n': {
+        const listener = m.tab === this.leader ? this.bySid.get(m.sid) : undefined
+        // Checked like a socket frame: only a notification of this stream's account, chain, solver and protocol.
+        if (listener && belongsTo(m.n, this.mine.get(listener)!)) listener.notification(m.n)
+        else this.dropped++
         return
+      }
       case 'e': {
         const listener = m.tab === this.leader ? this.bySid.get(m.sid) : undefined
         if (!listener) return
-        this.mine.get(listener)!.served = true
-        listener.event(fromWire(m.e))
+        const deliver = () => {
+          const sub = this.mine.get(listener)
+          if (!sub) return
+          sub.served = true
+          listener.event(fromWire(m.e))
+        }
+        // An error, or a terminal status, is believed only from the tab that holds the lock.
+        if (m.e.type === 'error' || m.e.status === 'closed') this.whenLeader(m.tab, deliver)
+        else deliver()
         return
       }
       case 'c':
-        if (m.tab === this.leader) this.bySid.get(m.sid)?.complete()
+        if (m.tab === this.leader) this.whenLeader(m.tab, () => this.bySid.get(m.sid)?.complete())
         return
     }
+  }
+
+  /**
+   * Runs `then` once the locks confirm that `tab` holds the pool's lock (its `:leader:<id>` lock is
+   * held by the same client as the pool's lock); a claim they do not confirm is dropped and counted.
+   * Same-origin pages share the channel, so a message says nothing about who sent it; the locks do.
+   */
+  private whenLeader(tab: string, then: () => void): void {
+    // A Web Locks implementation without query() (none known) cannot check: claims are taken as they come.
+    if (typeof this.locks.query !== 'function') {
+      then()
+      return
+    }
+    void this.leaderTab().then((holder) => {
+      if (this.closed) return
+      if (holder === tab) then()
+      else this.dropped++
+    })
+  }
+
+  /** The id of the tab holding the pool's lock, as the Web Locks manager reports it. */
+  private async leaderTab(): Promise<string | undefined> {
+    const held = (await this.locks.query!().catch(() => ({ held: [] }))).held ?? []
+    const main = held.find((l) => l.name === this.lockName)
+    if (!main) return undefined
+    const prefix = `${this.lockName}:leader:`
+    const claims = held.filter((l) => l.name?.startsWith(prefix) && l.clientId === main.clientId)
+    return claims.length === 1 ? claims[0]!.name!.slice(prefix.length) : undefined
+  }
+
+  private async holds(name: string): Promise<boolean> {
+    if (typeof this.locks.query !== 'function') return false
+    const held = (await this.locks.query().catch(() => ({ held: [] }))).held ?? []
+    return held.some((l) => l.name === name)
+  }
+
+  /** Takes a lock of this tab's own (granted at once: nobody else asks for it) and holds it until `release` is called. */
+  private holdLock(name: string, granted: (release: () => void) => void): void {
+    this.locks
+      .request(name, {}, () => new Promise<void>((resolve) => granted(resolve)))
+      .catch(() => {})
   }
 
   private seen(tab: string): void {
