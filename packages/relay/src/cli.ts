@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { isPlausiblePosition } from '@solver-notifications/core'
+import { isPlausiblePosition, redactText } from '@solver-notifications/core'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
 import { RelayError } from './RelayError.js'
 import { startRelay } from './startRelay.js'
@@ -73,12 +73,7 @@ async function main(): Promise<void> {
   if (!values.config) fail('--config solvers.json is required (the createConfig input as JSON)')
   const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
   const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
-  let config: unknown
-  try {
-    config = JSON.parse(readFileSync(values.config, 'utf8'))
-  } catch (error) {
-    throw new RelayError('INVALID_CONFIG', `Cannot read --config ${values.config}: ${(error as Error).message}. It must be the createConfig input as JSON.`)
-  }
+  const config = readConfig(values.config)
   const relay = await startRelay({
     config: config as never,
     nats,
@@ -87,7 +82,7 @@ async function main(): Promise<void> {
     instanceId: values['instance-id'],
     stream: values.stream,
     subjectPrefix: values['subject-prefix'],
-    log: (line) => console.log(`${new Date().toISOString()} ${line}`),
+    log: (line) => console.log(`${new Date().toISOString()} ${redactText(line)}`),
   })
   let last = relay.stats()
   let lastAt = Date.now()
@@ -110,11 +105,30 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop)
 }
 
+/** A config file is a few KiB; over this it is refused before it is read (a wrong path, a log file, a device). */
+const MAX_CONFIG_BYTES = 1024 * 1024
+
+function readConfig(path: string): unknown {
+  let text: string
+  try {
+    const size = statSync(path).size
+    if (size > MAX_CONFIG_BYTES) {
+      throw new RelayError('INVALID_CONFIG', `--config ${path} is ${size} bytes; a solvers config is the createConfig input as JSON, at most ${MAX_CONFIG_BYTES} bytes. Check the path.`)
+    }
+    text = readFileSync(path, 'utf8')
+    return JSON.parse(text)
+  } catch (error) {
+    if (error instanceof RelayError) throw error
+    throw new RelayError('INVALID_CONFIG', `Cannot read --config ${path}: ${(error as Error).message}. It must be the createConfig input as JSON.`)
+  }
+}
+
 main().catch((error: unknown) => {
   if (error instanceof RelayError) {
-    console.error(`solver-relay: ${error.code}: ${error.message}`)
+    console.error(`solver-relay: ${error.code}: ${redactText(error.message)}`)
     process.exit(2)
   }
-  console.error(error)
+  // Whatever failed, URLs in its text (NATS servers with passwords, solver URLs with tokens) are redacted.
+  console.error(redactText(error instanceof Error ? (error.stack ?? error.message) : String(error)))
   process.exit(1)
 })

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/nats-core'
 import { connect } from '@nats-io/transport-node'
+import { redactCause, redactText, redactUrl } from '@solver-notifications/core'
 import { RelayError } from './RelayError.js'
 
 /**
@@ -16,12 +17,18 @@ export async function openNats(target: NatsTarget, name: string): Promise<{ nc: 
   const servers = (target as { servers?: unknown })?.servers
   const list = typeof servers === 'string' ? [servers] : Array.isArray(servers) ? servers : undefined
   if (!list || list.length === 0 || list.some((s) => typeof s !== 'string' || s === '')) {
-    throw new RelayError('INVALID_PARAMETERS', `nats must be a connection or { servers: 'nats://host:4222' } (or a list), got ${JSON.stringify(servers)}`)
+    const shown = Array.isArray(servers) ? servers.map((s) => (typeof s === 'string' ? redactUrl(s) : s)) : typeof servers === 'string' ? redactUrl(servers) : servers
+    throw new RelayError('INVALID_PARAMETERS', `nats must be a connection or { servers: 'nats://host:4222' } (or a list), got ${JSON.stringify(shown)}`)
   }
   try {
     const nc = await connect({ servers: list, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000 })
     return { nc, owned: true }
   } catch (cause) {
-    throw new RelayError('NATS_UNREACHABLE', `No NATS server answered at ${list.join(', ')} (${(cause as Error)?.message ?? String(cause)}). Start one with JetStream (nats-server -js) or pass the right --nats / NATS_URL.`, { cause })
+    // Server URLs carry user:password@ (and tokens): never printed.
+    throw new RelayError(
+      'NATS_UNREACHABLE',
+      `No NATS server answered at ${list.map(redactUrl).join(', ')} (${redactText((cause as Error)?.message ?? String(cause))}). Start one with JetStream (nats-server -js) or pass the right --nats / NATS_URL.`,
+      { cause: redactCause(cause) },
+    )
   }
 }

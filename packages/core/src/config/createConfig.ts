@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors/ServiceError.js'
 import { describe } from '../utils/address.js'
+import { redactUrl } from '../utils/redactUrl.js'
 import { configSchema } from './configSchema.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver } from './types.js'
@@ -112,11 +113,16 @@ function checkUrl(value: string, path: string, schemes: string[], allowInsecure:
   try {
     url = new URL(value)
   } catch {
-    problems.push(`${path}: ${describe(value)} is not an absolute URL; expected ${schemes.map((s) => `${s}//`).join(' or ')}`)
+    problems.push(`${path}: ${describe(typeof value === 'string' ? redactUrl(value) : value)} is not an absolute URL; expected ${schemes.map((s) => `${s}//`).join(' or ')}`)
     return
   }
   if (!schemes.includes(url.protocol)) {
-    problems.push(`${path}: expected a ${schemes.map((s) => `${s}//`).join(' or ')} URL, got ${describe(value)}`)
+    problems.push(`${path}: expected a ${schemes.map((s) => `${s}//`).join(' or ')} URL, got ${describe(redactUrl(String(value)))}`)
+    return
+  }
+  // A DNS name has at most 253 characters; a longer one is a paste gone wrong, refused here rather than at every dial.
+  if (url.hostname.length > 253) {
+    problems.push(`${path}: the host name is ${url.hostname.length} characters long; a host name has at most 253. Check the URL.`)
     return
   }
   const clearText = url.protocol === 'ws:' || url.protocol === 'http:'

@@ -1,7 +1,7 @@
 import ky, { HTTPError, TimeoutError } from 'ky'
 import { isServiceError } from '../errors/ServiceError.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
-import { redactText, redactUrl } from '../utils/redactUrl.js'
+import { redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
 import { exceedsJsonDepth } from './exceedsJsonDepth.js'
 import { parseRetryAfter } from './parseRetryAfter.js'
 import { readBody } from './readBody.js'
@@ -44,10 +44,14 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
   const method = 'POST'
   // The URL may carry a token in its query: every message and the error's `url` show it redacted.
   const shown = redactUrl(url)
-  const fail = (code: Code, message: string, extra: Details = {}) => new ServiceRequestError(code, message, { method, url: shown, ...extra })
+  const fail = (code: Code, message: string, extra: Details = {}) =>
+    new ServiceRequestError(code, message, { method, url: shown, ...extra, cause: redactCause(extra.cause) })
   const signal = options.signal
   if (signal?.aborted) throw fail('ABORTED', `Search aborted before it was sent (${shown}).`, { cause: signal.reason })
   const json = JSON.stringify(body)
+  // fetch refuses URLs with credentials; `https://user:pass@host` means HTTP Basic, so it is sent as that.
+  const { url: target, authorization } = splitUserinfo(url)
+  const headers: Record<string, string> = authorization ? { ...JSON_HEADERS, authorization } : JSON_HEADERS
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   // Looked up per call, so a fetch patched after import (mocks, polyfills) is the one used.
   const fetcher: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
@@ -82,7 +86,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     let target = first
     for (;;) {
       seen.add(target)
-      const response = await fetcher(target, { method, headers: JSON_HEADERS, body: json, signal: requestSignal, redirect: 'manual' })
+      const response = await fetcher(target, { method, headers, body: json, signal: requestSignal, redirect: 'manual' })
       const redirected = response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400 && response.status !== 304)
       if (!redirected) return response
       void response.body?.cancel().catch(() => undefined)
@@ -116,7 +120,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     // ky runs the policy (timeout, retries, Retry-After, HTTP errors); the body goes straight to fetch as
     // the string we hold. Given to ky, it would become a stream in a Request that ky tees before every
     // attempt, which B7 measured as the largest cost of a search on small pages.
-    await ky.post(url, {
+    await ky.post(target, {
       signal,
       timeout: options.timeoutMs ?? 10_000,
       // ky always calls it with the Request it built; its signal carries ky's timeout and the caller's abort.
@@ -156,6 +160,21 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     throw fail('INVALID_RESPONSE', `Search response from ${shown} nests deeper than ${MAX_JSON_DEPTH} levels; no search service answers like that, check the configured URL.`, { status: 200, body: received.slice(0, 200) })
   }
   return parseJsonBody(received, (cause) => fail('INVALID_RESPONSE', `Search response from ${shown} is not JSON.`, { status: 200, body: received, cause }))
+}
+
+/** Moves `user:pass@` out of a URL into an HTTP Basic `authorization` header. */
+function splitUserinfo(url: string): { url: string; authorization: string | undefined } {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { url, authorization: undefined }
+  }
+  if (parsed.username === '' && parsed.password === '') return { url, authorization: undefined }
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`
+  parsed.username = ''
+  parsed.password = ''
+  return { url: parsed.href, authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(credentials)))}` }
 }
 
 function parseJsonBody(text: string, notJson: (cause: unknown) => Error): unknown {

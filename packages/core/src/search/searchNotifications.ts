@@ -2,6 +2,7 @@ import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, Sol
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
 import { protocols } from '../protocol/protocols.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
+import { redactUrl } from '../utils/redactUrl.js'
 import { parseSearchResponse } from './parseSearchResponse.js'
 import { type SearchHttpOptions, postJson } from './postJson.js'
 import type { SearchOptions, SearchParamsFor, SearchResultFor } from './types.js'
@@ -36,7 +37,8 @@ export async function searchSolver(
   const json = await postJson(url, body, options)
   const result = parseSearchResponse(search, json)
   if (typeof result === 'string') {
-    throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${url} has the wrong shape: ${result}.`, { method: 'POST', url, status: 200, body: json })
+    const shown = redactUrl(url)
+    throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${shown} has the wrong shape: ${result}.`, { method: 'POST', url: shown, status: 200, body: json })
   }
   return result
 }

@@ -6,6 +6,7 @@ import type { Timers } from './Timers.js'
 import type { SocketStatus, TransportStatusEvent } from './TransportEvent.js'
 import type { TransportOptions } from './TransportOptions.js'
 import type { TransportStats } from './TransportStats.js'
+import { redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
 import { OPEN, type WebSocketLike } from './WebSocketLike.js'
 
 /** What a connection needs from the router that owns it. */
@@ -62,11 +63,16 @@ export class Connection {
   private oversize = false
   private lastSubscribe: { accounts: number; bytes: number } | undefined
 
+  /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
+  private readonly shown: string
+
   constructor(
     readonly url: string,
     private readonly host: ConnectionHost,
     private readonly ctx: ConnectionContext,
-  ) {}
+  ) {
+    this.shown = redactUrl(url)
+  }
 
   get status(): SocketStatus {
     return this.state
@@ -95,7 +101,7 @@ export class Connection {
     try {
       ws.send(text)
     } catch (cause) {
-      this.host.onError(new ServiceError('SOCKET', `Could not send to ${this.url}; the socket is replaced.`, { cause }))
+      this.host.onError(new ServiceError('SOCKET', `Could not send to ${this.shown}; the socket is replaced.`, { cause: redactCause(cause) }))
       if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
       return false
     }
@@ -167,7 +173,7 @@ export class Connection {
       ws = options.createWebSocket(this.url)
     } catch (cause) {
       this.leaveGate()
-      this.host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.url}; retrying. Check the configured URL.`, { cause }))
+      this.host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.shown}; retrying. Check the configured URL.`, { cause: redactCause(cause) }))
       if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: 'could not create the WebSocket', oversize: false, afterSubscribe: undefined })
       return
     }
@@ -210,7 +216,7 @@ export class Connection {
       try {
         ws.send(frame.text)
       } catch (cause) {
-        this.host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.url}; the socket is replaced.`, { cause }))
+        this.host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.shown}; the socket is replaced.`, { cause: redactCause(cause) }))
         if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
         return
       }
@@ -233,7 +239,9 @@ export class Connection {
     }
     const message = (event as { message?: string })?.message
     this.host.onError(
-      new ServiceError('SOCKET', `WebSocket error on ${this.url}${message ? `: ${message}` : ''}; the stream reconnects by itself`, { cause: event }),
+      new ServiceError('SOCKET', `WebSocket error on ${this.shown}${message ? `: ${redactText(message)}` : ''}; the stream reconnects by itself`, {
+        cause: redactCause((event as { error?: unknown })?.error ?? event),
+      }),
     )
   }
 
@@ -268,7 +276,7 @@ export class Connection {
     const { options, timers, stats } = this.ctx
     const epoch = this.epoch
     if (ws) this.abandon(ws, lost.cause === 'dead')
-    const verdict = classifyClose(lost, { url: this.url, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
+    const verdict = classifyClose(lost, { url: this.shown, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
     if (verdict.oversize) {
       stats.frames.received++
       stats.frames.dropped.oversize++

@@ -37,3 +37,21 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
 export function redactText(text: string): string {
   return text.replace(URL_IN_TEXT, (url) => redactUrl(url))
 }
+
+/**
+ * An error safe to attach as a `cause`: the same error when its message names no secret, else a
+ * plain copy whose message (and stack) has every URL redacted. Runtimes print causes with the error
+ * (Node's `console.error`), and fetch, ky and ws put the URL they were given in their messages.
+ *
+ * @example
+ * new ServiceError('NETWORK', message, { cause: redactCause(error) })
+ */
+export function redactCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return cause
+  const message = redactText(cause.message)
+  if (message === cause.message) return cause
+  const copy = new Error(message)
+  copy.name = cause.name
+  copy.stack = cause.stack === undefined ? undefined : redactText(cause.stack)
+  return copy
+}
