@@ -67,6 +67,8 @@ export class AccountRelay {
       subject: string
       counters: RelayCounters
       log: (message: string) => void
+      /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
+      streamLost: () => Promise<boolean>
     },
     private readonly start: Checkpoint,
   ) {
@@ -135,11 +137,15 @@ export class AccountRelay {
         if (t === this.acked) this.ackedIds.add(dedupeKey(p.n))
         this.scheduleCheckpoint()
       },
-      (cause: unknown) => {
-        // NATS away or JetStream slow: keep it pending (the checkpoint stays behind it) and try again.
+      async (cause: unknown) => {
+        // NATS away, JetStream slow, or the stream deleted: keep it pending (the checkpoint stays behind
+        // it), make sure the stream exists, and try again.
         counters.retries++
         if (p.attempt === 0) this.ctx.log(`${this.watched.key}: publish failed (${(cause as Error)?.message ?? String(cause)}); retrying`)
-        const delay = Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
+        const missing = await this.ctx.streamLost().catch(() => false)
+        // A missing stream is an error an operator must hear about, every time it costs a publish.
+        if (missing) counters.errors++
+        const delay = missing ? 0 : Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
         const timer = setTimeout(() => {
           this.retryTimers.delete(timer)
           this.pending.delete(p)

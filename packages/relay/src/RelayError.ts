@@ -17,6 +17,8 @@ export type RelayErrorCode =
   | 'STREAM_CONFLICT'
   /** NATS answered, but JetStream is off or refused a request */
   | 'JETSTREAM'
+  /** another relay is running with the same instance id (its heartbeat is fresh) */
+  | 'INSTANCE_CONFLICT'
 
 /**
  * A typed relay error: a code and a message that says how to fix it.

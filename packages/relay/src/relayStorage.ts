@@ -57,7 +57,7 @@ export function checkSubjectPrefix(prefix: unknown): string {
  * Makes sure the stream exists and captures `<prefix>.>`. A stream of that name that captures other
  * subjects is someone else's: `STREAM_CONFLICT`, nothing changed.
  */
-export async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {
+export async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<'exists' | 'created'> {
   if (typeof name !== 'string' || !/^[-_a-zA-Z0-9]+$/.test(name)) {
     throw new RelayError('INVALID_PARAMETERS', `stream must be a JetStream stream name (letters, digits, - and _), got ${JSON.stringify(name)}`)
   }
@@ -70,7 +70,7 @@ export async function ensureStream(jsm: JetStreamManager, name: string, prefix: 
   }
   if (subjects === undefined) {
     await jsm.streams.add({ name, subjects: [wanted], duplicate_window: nanos(DUPLICATE_WINDOW_MS) })
-    return
+    return 'created'
   }
   if (!subjects.includes(wanted) && !subjects.includes('>')) {
     throw new RelayError(
@@ -78,4 +78,5 @@ export async function ensureStream(jsm: JetStreamManager, name: string, prefix: 
       `Stream ${name} exists with subjects ${JSON.stringify(subjects)}, which do not capture ${wanted}. Pick another stream name (stream option / --stream) or subjectPrefix, or add ${wanted} to that stream.`,
     )
   }
+  return 'exists'
 }

@@ -102,7 +102,30 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (ownsNc) await nc.close()
     throw error
   }
-  const { js, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
+  const { js, jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
+  try {
+    await refuseTwin(leasesKv, id, Math.max(200, Math.floor(leaseTtlMs / 3)))
+  } catch (error) {
+    if (ownsNc) await nc.close()
+    throw error
+  }
+  /** One check at a time, shared by every publish that failed meanwhile: was the stream there? */
+  let recovering: Promise<boolean> | undefined
+  const streamLost = (): Promise<boolean> => {
+    recovering ??= ensureStream(jsm, streamName, prefix)
+      .then((result) => {
+        if (result === 'created') log(`stream ${streamName} was missing (deleted?); re-created with subjects ${prefix}.> and the same settings`)
+        return result === 'created'
+      })
+      .catch((error: unknown) => {
+        log(`stream ${streamName} could not be checked: ${(error as Error)?.message ?? String(error)}`)
+        return false
+      })
+      .finally(() => {
+        recovering = undefined
+      })
+    return recovering
+  }
   const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, ...options.client, config })
   const counters = new RelayCounters()
   const wanted = new Map<string, { watched: WatchedAccount; since: number }>()
@@ -181,7 +204,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     held.set(key, slot)
     if (current && current.owner !== id) log(`took over ${key} from ${current.owner}`)
     try {
-      slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, counters, log }, entry.since)
+      slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, counters, log, streamLost }, entry.since)
     } catch (error) {
       counters.errors++
       log(`${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
@@ -303,6 +326,34 @@ function resolveConfig(config: RelayOptions['config']): NotificationsConfig {
     return createConfig(config as NotificationsConfigInput)
   } catch (cause) {
     throw new RelayError('INVALID_CONFIG', `The solvers config is invalid: ${(cause as Error)?.message ?? String(cause)}`, { cause })
+  }
+}
+
+/**
+ * Refuses to start next to a running relay of the same instance id: two of them would take each
+ * other's leases in turn for ever. A fresh heartbeat may also be a crashed predecessor's, so the
+ * entry is watched for one heartbeat interval and a half: only a live relay renews it.
+ */
+async function refuseTwin(leases: KV, id: string, heartbeatMs: number): Promise<void> {
+  const first = await leases.get(`instances.${id}`)
+  if (!first || first.operation !== 'PUT') return
+  let expires = 0
+  try {
+    expires = Number(first.json<{ expires?: number }>().expires ?? 0)
+  } catch {
+    return
+  }
+  if (!(expires > Date.now())) return
+  const deadline = Date.now() + heartbeatMs * 1.5
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, heartbeatMs / 4)))
+    const now = await leases.get(`instances.${id}`)
+    if (now && now.operation === 'PUT' && now.revision !== first.revision) {
+      throw new RelayError(
+        'INSTANCE_CONFLICT',
+        `Another relay is running with instance id ${JSON.stringify(id)} (its heartbeat is fresh): two would take each other's leases in turn. Give each relay its own --instance-id (or leave it out for a random one).`,
+      )
+    }
   }
 }
 
