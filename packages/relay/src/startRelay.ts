@@ -336,7 +336,7 @@ function resolveConfig(config: RelayOptions['config']): NotificationsConfig {
  */
 async function refuseTwin(leases: KV, id: string, heartbeatMs: number): Promise<void> {
   const first = await leases.get(`instances.${id}`)
-  if (!first || first.operation !== 'PUT') return
+  if (first?.operation !== 'PUT') return
   let expires = 0
   try {
     expires = Number(first.json<{ expires?: number }>().expires ?? 0)

@@ -111,8 +111,6 @@ export class CrossTabPool implements ListenerPool {
   private releaseLeaderLock: (() => void) | undefined
   /** lets go of the `:alive:<id>` lock, held for this tab's whole life, which proves a `bye` */
   private releaseAliveLock: (() => void) | undefined
-  /** tabs whose claim to lead is being checked against the locks */
-  private readonly checking = new Set<string>()
 
   constructor(
     private readonly local: SocketPool,
