@@ -11,7 +11,7 @@ const src = dirname(fileURLToPath(import.meta.url))
  * The layers, bottom first; a folder may import from its own layer's folders only when listed
  * together, and from every layer below. transport and search are siblings: neither knows the other.
  */
-const LAYERS: string[][] = [['errors'], ['utils'], ['config'], ['protocol'], ['transport', 'search'], ['stream'], ['quotes'], ['client'], ['observers', 'query']]
+const LAYERS: string[][] = [['errors'], ['utils'], ['protocol'], ['config'], ['transport', 'search'], ['stream'], ['quotes'], ['client'], ['observers', 'query']]
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder))
 
 function sources(dir: string): string[] {
@@ -80,4 +80,21 @@ it('pins the public exports, so the surface changes only on purpose', () => {
       "searchNotificationsQueryOptions",
     ]
   `)
+})
+
+it('no protocol is named in shipped code outside protocol/ (core) or protocols/ (testkit): everything else asks the registry', () => {
+  const named: string[] = []
+  const scan = (root: string, home: string) => {
+    for (const file of sources(root)) {
+      if (relative(root, file).startsWith(`${home}/`)) continue
+      // Comments may name protocols (examples in JSDoc); code may not.
+      const code = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '')
+      for (const [literal] of code.matchAll(/(['"`])(enigma|rasa)\1/g)) named.push(`${relative(join(root, '..', '..'), file)}: ${literal}`)
+    }
+  }
+  scan(src, 'protocol')
+  scan(resolve(src, '../../testkit/src'), 'protocols')
+  expect(named).toEqual([])
 })

@@ -1,4 +1,5 @@
-import type { SimulatorFrame, SimulatorProtocol } from './types.js'
+import type { SimulatorProtocolModule } from './protocols/SimulatorProtocolModule.js'
+import type { SimulatorFrame } from './types.js'
 
 /**
  * The frames one scripted lifecycle published, in order.
@@ -33,7 +34,7 @@ export class Lifecycles {
   private readonly quotes = new Map<number, QuoteState>()
 
   constructor(
-    private readonly protocol: SimulatorProtocol,
+    private readonly protocol: SimulatorProtocolModule,
     private readonly publish: (frame: SimulatorFrame) => Promise<void>,
     private readonly startTime?: number,
   ) {}
@@ -47,27 +48,22 @@ export class Lifecycles {
 
   private frame(q: QuoteState, fields: SimulatorFrame): SimulatorFrame {
     const anchored = q.quoteId > 0
-    const rasa = this.protocol === 'rasa'
+    const { lifecycle } = this.protocol
+    const none = lifecycle.noValue
     const base: SimulatorFrame = {
-      id: `${this.protocol}-${this.nextId++}`,
-      // Before anchoring, enigma sends quote_id 0 and rasa the negative temporary id.
-      quote_id: anchored ? q.quoteId : rasa ? q.tempQuoteId : 0,
+      id: `${this.protocol.name}-${this.nextId++}`,
+      quote_id: anchored ? q.quoteId : lifecycle.preChainQuoteId(q.tempQuoteId),
       temp_quote_id: q.tempQuoteId,
       create_time: q.createTime,
       modify_time: this.tick(),
       counterparty_address: q.account,
-      filled_amount_open: rasa ? 0 : null,
-      filled_amount_close: rasa ? 0 : null,
-      avg_price_open: rasa ? 0 : null,
-      avg_price_close: rasa ? 0 : null,
+      filled_amount_open: none,
+      filled_amount_close: none,
+      avg_price_open: none,
+      avg_price_close: none,
       failure_type: null,
-      error_code: rasa ? 0 : null,
-    }
-    if (rasa) base.order_type = 1
-    else {
-      base.va_address = '0x9999999999999999999999999999999999999999'
-      base.failure_message = null
-      base.version = 1
+      error_code: none,
+      ...lifecycle.extraFields,
     }
     return { ...base, ...fields }
   }
@@ -145,7 +141,7 @@ export class Lifecycles {
         state_type: 'alert',
         failure_type: options.failureType ?? 'INSUFFICIENT_MARGIN',
         error_code: options.errorCode ?? 1203,
-        ...(this.protocol === 'enigma' ? { failure_message: options.message ?? 'not enough allocated balance' } : {}),
+        ...this.protocol.lifecycle.failureFields(options.message),
       }),
     ]
     await this.emit(frames)

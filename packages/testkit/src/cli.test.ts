@@ -39,3 +39,12 @@ it('solver-sim rejects a bad protocol with exit code 2', async () => {
   const [code] = await once(child, 'exit')
   expect(code).toBe(2)
 })
+
+it('accepts the `--` that `pnpm sim -- --protocol …` passes through', async () => {
+  const { spawnSync } = await import('node:child_process')
+  const cli = fileURLToPath(new URL('./cli.ts', import.meta.url))
+  const out = spawnSync(process.execPath, ['--import', 'tsx', cli, '--', '--protocol', 'nope'], { cwd, encoding: 'utf8' })
+  expect(out.status).toBe(2)
+  expect(out.stderr).toContain('--protocol must be enigma or rasa')
+  expect(out.stderr).not.toContain('ERR_PARSE_ARGS')
+})

@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { simulatorProtocols } from './protocols/index.js'
 import { startSolverSimulator } from './startSolverSimulator.js'
 
-const usage = `solver-sim --protocol enigma|rasa [--port N] [--accounts 0x…,0x…] [--rate LIFECYCLES_PER_S] [--channel NAME]`
+const names = Object.keys(simulatorProtocols)
+const usage = `solver-sim --protocol ${names.join('|')} [--port N] [--accounts 0x…,0x…] [--rate LIFECYCLES_PER_S] [--channel NAME]`
 
+// `pnpm sim -- --protocol rasa` passes the `--` through: it separates nothing here.
+const args = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--'))
 const { values } = parseArgs({
+  args,
   options: {
     protocol: { type: 'string' },
     port: { type: 'string', default: '0' },
@@ -15,8 +20,9 @@ const { values } = parseArgs({
   },
 })
 
-if (values.help || (values.protocol !== 'enigma' && values.protocol !== 'rasa')) {
-  console.error(values.help ? usage : `--protocol must be enigma or rasa\n${usage}`)
+const module = values.protocol !== undefined && Object.hasOwn(simulatorProtocols, values.protocol) ? simulatorProtocols[values.protocol] : undefined
+if (values.help || !module) {
+  console.error(values.help ? usage : `--protocol must be ${names.join(' or ')}\n${usage}`)
   process.exit(values.help ? 0 : 2)
 }
 const accounts = values.accounts.split(',').filter(Boolean)
@@ -27,10 +33,9 @@ if (bad || !(rate > 0)) {
   process.exit(2)
 }
 
-const sim = await startSolverSimulator({ protocol: values.protocol, port: Number(values.port), channel: values.channel })
+const sim = await startSolverSimulator({ protocol: module.name as never, port: Number(values.port), channel: values.channel })
 console.log(`solver-sim (${sim.protocol}) listening`)
-console.log(`  wsUrl:     ${sim.wsUrl}`)
-console.log(sim.protocol === 'enigma' ? `  channel:   ${sim.channel}\n  searchUrl: ${sim.searchUrl}` : `  httpUrl:   ${sim.httpUrl}`)
+for (const line of module.describe(sim)) console.log(line)
 
 // A steady stream of lifecycles round-robin over the accounts: open, then close or fail.
 let tick = 0

@@ -1,4 +1,6 @@
-export type { EnigmaOrder, StoredDocument } from './EnigmaHistory.js'
+export type { EnigmaOrder, StoredDocument } from './protocols/EnigmaHistory.js'
+export { registerSimulatorProtocol, simulatorProtocols, type SimulatorProtocols } from './protocols/index.js'
+export type { SimulatorProtocolInstance, SimulatorProtocolModule } from './protocols/SimulatorProtocolModule.js'
 export type { HttpFault } from './HttpFaults.js'
 export type { LifecycleResult } from './Lifecycles.js'
 export { startSolverSimulator, type SolverSimulator, type SolverSimulatorOptions } from './startSolverSimulator.js'

@@ -1,11 +1,11 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
-import { BadRequest, isRecord } from './BadRequest.js'
-import { type EnigmaOrder, EnigmaHistory, type StoredDocument } from './EnigmaHistory.js'
+import { BadRequest } from './BadRequest.js'
 import { type HttpFault, HttpFaults } from './HttpFaults.js'
 import { type LifecycleResult, Lifecycles } from './Lifecycles.js'
-import { RasaHistory } from './RasaHistory.js'
+import type { EnigmaOrder, StoredDocument } from './protocols/EnigmaHistory.js'
+import { simulatorProtocols } from './protocols/index.js'
 import type { ConnectionRecord, SimulatorFrame, SimulatorProtocol, SubscriptionRecord } from './types.js'
 
 /**
@@ -71,9 +71,9 @@ export interface SolverSimulator {
   injectHttpFault(fault: HttpFault): void
   /** Every HTTP request received, in order, with its parsed JSON body. */
   httpRequests(): Array<{ method: string; url: string; body: unknown }>
-  /** enigma: every stored document. */
+  /** Every stored document, where the protocol keeps every transition (enigma); else empty. */
   documents(): readonly StoredDocument[]
-  /** rasa: the latest state per quote. */
+  /** The latest state per quote, where the protocol keeps only that (rasa); else empty. */
   positionStates(): SimulatorFrame[]
   /**
    * The next `modify_time` of the simulator's clock (unix seconds, strictly increasing, shared with the
@@ -90,13 +90,12 @@ export interface SolverSimulator {
 interface Connection {
   record: ConnectionRecord
   ws: WebSocket
-  /** lowercase accounts watched (enigma: of this channel's patterns; rasa: the list) */
+  /** lowercase accounts watched, as the protocol's subscribe frames say */
   accounts: Set<string>
-  patterns: Array<{ address: string; primary: string | number; secondary: string | number }>
+  /** the protocol's own state of this socket */
+  state: unknown
   corked: boolean
 }
-
-const WS_PATHS = { enigma: '/ws/v1/subscribe', rasa: '/ws/position-state-ws3' } as const
 const MAX_BODY_BYTES = 1 << 20
 
 /**
@@ -108,11 +107,11 @@ const MAX_BODY_BYTES = 1 << 20
  */
 export async function startSolverSimulator(options: SolverSimulatorOptions): Promise<SolverSimulator> {
   const { protocol } = options
-  if (protocol !== 'enigma' && protocol !== 'rasa') throw new Error('protocol must be "enigma" or "rasa"')
+  const module = Object.hasOwn(simulatorProtocols, String(protocol)) ? simulatorProtocols[protocol] : undefined
+  if (!module) throw new Error(`protocol must be one of ${Object.keys(simulatorProtocols).map((p) => JSON.stringify(p)).join(', ')}, got ${JSON.stringify(protocol)}`)
   const channel = options.channel ?? 'Simulator_Channel'
   const host = options.host ?? '127.0.0.1'
-  const enigma = new EnigmaHistory(channel, options.enigmaOrder)
-  const rasa = new RasaHistory()
+  const speaks = module.create({ channel, options: options as unknown as Record<string, unknown> })
   const faults = new HttpFaults()
   const requests: Array<{ method: string; url: string; body: unknown }> = []
   const connections = new Map<number, Connection>()
@@ -132,7 +131,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
 
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
-    if (path !== WS_PATHS[protocol]) {
+    if (path !== module.wsPath) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
       return
     }
@@ -141,7 +140,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
 
   function onConnection(ws: WebSocket, path: string): void {
     const record: ConnectionRecord = { id: nextConnectionId++, path, open: true, accounts: [], received: [] }
-    const connection: Connection = { record, ws, accounts: new Set(), patterns: [], corked: false }
+    const connection: Connection = { record, ws, accounts: new Set(), state: speaks.newSocket(), corked: false }
     connections.set(record.id, connection)
     ws.on('ping', (data) => {
       if (!stalled) ws.pong(data)
@@ -169,7 +168,9 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     } catch {
       /* recorded as given */
     }
-    const valid = protocol === 'enigma' ? applyEnigmaSubscribe(connection, frame) : applyRasaSubscribe(connection, frame)
+    const next = speaks.subscribe(connection.state, frame, connection.accounts)
+    if (next) watch(connection, next)
+    const valid = next !== undefined
     subscriptions.push({ connectionId: connection.record.id, frame, valid })
     for (const waiter of subscriberWaiters) {
       if ((watchers.get(waiter.account)?.size ?? 0) >= waiter.count) {
@@ -194,55 +195,6 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       set.add(connection)
     }
     connection.accounts = next
-  }
-
-  function applyEnigmaSubscribe(connection: Connection, frame: unknown): boolean {
-    if (!isRecord(frame) || !Array.isArray(frame.channel_patterns) || frame.channel_patterns.length === 0) return false
-    const patterns: Connection['patterns'] = []
-    for (const p of frame.channel_patterns) {
-      if (!isRecord(p) || typeof p.app_name !== 'string' || typeof p.address !== 'string') return false
-      const idOk = (v: unknown) => v === '*' || typeof v === 'number'
-      if (!idOk(p.primary_identifier) || !idOk(p.secondary_identifier)) return false
-      if (p.app_name !== channel) continue // another channel: valid, but nothing of ours matches
-      patterns.push({ address: p.address.toLowerCase(), primary: p.primary_identifier as string | number, secondary: p.secondary_identifier as string | number })
-    }
-    // enigma has no unsubscribe: patterns accumulate for the life of the socket.
-    const next = new Set(connection.accounts)
-    for (const p of patterns) {
-      connection.patterns.push(p)
-      next.add(p.address)
-    }
-    watch(connection, next)
-    return true
-  }
-
-  function applyRasaSubscribe(connection: Connection, frame: unknown): boolean {
-    if (!isRecord(frame) || !Array.isArray(frame.address) || !frame.address.every((a) => typeof a === 'string')) return false
-    watch(connection, new Set((frame.address as string[]).map((a) => a.toLowerCase())))
-    return true
-  }
-
-  function encode(frame: SimulatorFrame): { text: string; account: string } {
-    const account = String(frame.counterparty_address ?? '').toLowerCase()
-    if (protocol === 'rasa') return { text: JSON.stringify(frame), account }
-    const quote = frame.quote_id ?? 0
-    const envelope = {
-      app_name: channel,
-      primary_identifier: Math.max(quote , 0),
-      secondary_identifier: frame.temp_quote_id ?? null,
-      address: frame.counterparty_address ?? '',
-      data: options.enigmaDataAsString ? JSON.stringify(frame) : frame,
-    }
-    return { text: JSON.stringify(envelope), account }
-  }
-
-  function matches(connection: Connection, frame: SimulatorFrame, account: string): boolean {
-    if (protocol === 'rasa') return true
-    const quote = frame.quote_id ?? 0
-    const temp = frame.temp_quote_id ?? null
-    return connection.patterns.some(
-      (p) => p.address === account && (p.primary === '*' || p.primary === quote) && (p.secondary === '*' || p.secondary === temp),
-    )
   }
 
   function sendTo(targets: Iterable<Connection> & { length?: number; size?: number }, text: string): Promise<void> {
@@ -280,19 +232,14 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   }
 
   function publish(frame: SimulatorFrame, publishOptions?: { live?: boolean }): Promise<void> {
-    const { text, account } = encode(frame)
-    if (protocol === 'enigma') {
-      const quote = frame.quote_id ?? 0
-      enigma.add(frame, { address: String(frame.counterparty_address ?? ''), primary: Math.max(quote , 0), secondary: frame.temp_quote_id ?? null })
-    } else {
-      rasa.add(frame)
-    }
+    const account = String(frame.counterparty_address ?? '').toLowerCase()
+    speaks.store(frame)
     if (stalled || publishOptions?.live === false) return Promise.resolve()
     const watching = watchers.get(account)
     if (watching === undefined) return Promise.resolve()
-    if (protocol === 'rasa') return sendTo(watching, text)
+    const text = speaks.encode(frame)
     const targets: Connection[] = []
-    for (const connection of watching) if (matches(connection, frame, account)) targets.push(connection)
+    for (const connection of watching) if (speaks.matches(connection.state, frame, account)) targets.push(connection)
     return sendTo(targets, text)
   }
 
@@ -341,13 +288,8 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     if (applied) trickleMs = applied.trickleMs
     try {
       if (req.method === 'GET' && url.pathname === '/health') return void send(200, { ok: true, protocol })
-      if (protocol === 'enigma' && req.method === 'POST' && /^(\/notification)?\/api\/v1\/search$/.test(url.pathname)) {
-        return void send(200, enigma.search(body))
-      }
-      const rasaRoute = /^\/position-state\/([^/]+)\/([^/]+)$/.exec(url.pathname)
-      if (protocol === 'rasa' && req.method === 'POST' && rasaRoute) {
-        return void send(200, rasa.search(rasaRoute[1]!, rasaRoute[2]!, body))
-      }
+      const answer = speaks.route(req.method ?? 'GET', url.pathname, body)
+      if (answer) return void send(200, answer.body)
       send(404, { error: `no route ${req.method} ${url.pathname} on a ${protocol} simulator` })
     } catch (error) {
       if (error instanceof BadRequest) send(400, { error: error.message })
@@ -362,12 +304,12 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const { port } = server.address() as AddressInfo
   const hostText = host.includes(':') ? `[${host}]` : host
   const httpUrl = `http://${hostText}:${port}`
-  const lifecycles = new Lifecycles(protocol, publish, options.clockStart)
+  const lifecycles = new Lifecycles(module, publish, options.clockStart)
 
   return {
     protocol,
     channel,
-    wsUrl: `ws://${hostText}:${port}${WS_PATHS[protocol]}`,
+    wsUrl: `ws://${hostText}:${port}${module.wsPath}`,
     httpUrl,
     searchUrl: `${httpUrl}/notification`,
     publish,
@@ -416,8 +358,8 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     },
     injectHttpFault: (fault) => faults.add(fault),
     httpRequests: () => [...requests],
-    documents: () => enigma.all(),
-    positionStates: () => rasa.all(),
+    documents: () => (speaks.documents?.() ?? []) as readonly StoredDocument[],
+    positionStates: () => speaks.positionStates?.() ?? [],
     tick: () => lifecycles.tick(),
     instantOpen: (account, o) => lifecycles.instantOpen(account, o),
     fill: (quoteId) => lifecycles.fill(quoteId),

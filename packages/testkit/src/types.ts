@@ -1,3 +1,5 @@
+import type { SimulatorProtocols } from './protocols/index.js'
+
 /**
  * A raw snake_case frame as a solver publishes it (SPEC §3.3); its account is `counterparty_address`.
  *
@@ -33,7 +35,7 @@ export interface SimulatorFrame {
  * @example
  * const sim = await startSolverSimulator({ protocol: 'enigma' as SimulatorProtocol })
  */
-export type SimulatorProtocol = 'enigma' | 'rasa'
+export type SimulatorProtocol = keyof SimulatorProtocols
 
 /**
  * One subscribe frame the simulator received, in arrival order.

@@ -1,6 +1,9 @@
 import * as z from 'zod/mini'
 
+import { protocols, registryVersion } from '../protocol/protocols.js'
+
 let schema: ReturnType<typeof build> | undefined
+let builtAt = -1
 
 /**
  * The config schema, built on first use: zod/mini keeps the bundle inside its budget (SPEC §10 B6),
@@ -8,26 +11,22 @@ let schema: ReturnType<typeof build> | undefined
  * bundle of the frame helpers alone, drop zod entirely.
  */
 export function configSchema() {
-  schema ??= build()
+  if (!schema || builtAt !== registryVersion()) {
+    schema = build()
+    builtAt = registryVersion()
+  }
   return schema
 }
 
 function build() {
   const nonEmpty = (what: string) => z.string({ error: `expected ${what} (a string)` }).check(z.minLength(1, `expected ${what}, got an empty string`))
-  const enigmaNotifications = z.object({
-    protocol: z.literal('enigma'),
-    url: nonEmpty('a ws:// or wss:// URL'),
-    channel: nonEmpty('the channel (app_name) this solver publishes on, e.g. "Arbitrum_Solver_Production"'),
-    searchUrl: z.optional(nonEmpty('an http(s) URL of the search service')),
-  })
-  const rasaNotifications = z.object({
-    protocol: z.literal('rasa'),
-    url: nonEmpty('a ws:// or wss:// URL'),
-  })
+  // Each protocol owns the schema of its notifications block; the union is the registry's.
+  const modules = Object.values(protocols)
+  const blocks = modules.map((m) => m.configSchema(z, nonEmpty)) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]]
   const solver = z.object({
     url: z.optional(nonEmpty("an http(s) URL of the solver's API")),
-    notifications: z.discriminatedUnion('protocol', [enigmaNotifications, rasaNotifications], {
-      error: 'expected { protocol: "enigma", url, channel } or { protocol: "rasa", url }',
+    notifications: z.discriminatedUnion('protocol', blocks as never, {
+      error: `expected ${modules.map((m) => m.configShape).join(' or ')}`,
     }),
   })
   const chain = z.object({

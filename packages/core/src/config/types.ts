@@ -1,42 +1,9 @@
-/**
- * The wire protocol a solver speaks.
- *
- * @example
- * const protocol: Protocol = 'rasa'
- */
-export type Protocol = 'enigma' | 'rasa'
+import type { Protocol, ServiceNotificationsConfig, SolverEndpoint } from '../protocol/protocols.js'
 
-/**
- * Notifications endpoint of an enigma solver: a per-account socket on a named channel, and an optional search service.
- *
- * @example
- * const n: ServiceEnigmaNotificationsConfig = { protocol: 'enigma', url: 'wss://host/ws/v1/subscribe', channel: 'Arbitrum_Solver_Production', searchUrl: 'https://host/notification' }
- */
-export interface ServiceEnigmaNotificationsConfig {
-  readonly protocol: 'enigma'
-  readonly url: string
-  readonly channel: string
-  readonly searchUrl?: string
-}
-
-/**
- * Notifications endpoint of a rasa solver: one hub socket for every account.
- *
- * @example
- * const n: ServiceRasaNotificationsConfig = { protocol: 'rasa', url: 'wss://host/ws/position-state-ws3' }
- */
-export interface ServiceRasaNotificationsConfig {
-  readonly protocol: 'rasa'
-  readonly url: string
-}
-
-/**
- * A solver's notifications endpoint, discriminated by `protocol`.
- *
- * @example
- * if (n.protocol === 'enigma') console.log(n.channel)
- */
-export type ServiceNotificationsConfig = ServiceEnigmaNotificationsConfig | ServiceRasaNotificationsConfig
+// The protocols own their config blocks; the config layer only puts them together.
+export type { Protocol, ServiceNotificationsConfig } from '../protocol/protocols.js'
+export type { ServiceEnigmaNotificationsConfig } from '../protocol/enigma/enigmaTypes.js'
+export type { ServiceRasaNotificationsConfig } from '../protocol/rasa/rasaTypes.js'
 
 /**
  * One solver: its own HTTP API (`url`, where rasa search goes) and its notifications endpoint.
@@ -79,12 +46,7 @@ export interface NotificationsConfigInput {
  * @example
  * const { chainId, solverId, notifications } = config.getSolver({ solverId: 'beta' })
  */
-export interface ResolvedSolver<P extends ServiceNotificationsConfig = ServiceNotificationsConfig> {
-  readonly chainId: number
-  readonly solverId: string
-  readonly url?: string
-  readonly notifications: P
-}
+export interface ResolvedSolver<P extends ServiceNotificationsConfig = ServiceNotificationsConfig> extends SolverEndpoint<P> {}
 
 type ChainsOf<C> = C extends { chains: infer Ch } ? Ch : never
 

@@ -1,8 +1,8 @@
-import type { ResolvedSolver, ServiceNotificationsConfig } from '../config/types.js'
+import type * as ZodMini from 'zod/mini'
 import type { Address } from '../utils/address.js'
 import type { DecodedFrame, FrameOf } from './frame.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from './searchTypes.js'
-import type { Protocol } from './types.js'
+import type { Protocol, ServiceNotificationsConfig, SolverEndpoint } from './protocols.js'
 
 /**
  * Everything one wire protocol decides, behind one interface, so the socket pool, live streams,
@@ -11,6 +11,15 @@ import type { Protocol } from './types.js'
  */
 export interface ProtocolModule {
   readonly protocol: Protocol
+  /**
+   * Its `notifications` config block as a zod/mini object schema (with a `protocol` literal). Given
+   * zod by the config layer, so the frame helpers never load zod.
+   */
+  configSchema(z: typeof ZodMini, nonEmpty: (what: string) => ZodMini.ZodMiniType<string>): ZodMini.ZodMiniObject
+  /** One line of what its config block looks like, for the error of an unknown protocol. */
+  readonly configShape: string
+  /** The URLs of its config block and the schemes each takes, checked by `createConfig` (scheme, clear text). */
+  readonly urlFields: ReadonlyArray<{ readonly key: string; readonly schemes: readonly string[] }>
   /** Sockets with equal endpoint keys are interchangeable and shared by the pool. */
   endpointKey(notifications: ServiceNotificationsConfig): string
   /** true: one socket (a hub) carries many accounts; false: one socket per account. */
@@ -35,7 +44,7 @@ export interface ProtocolSearch {
   /** the largest `size` the endpoint accepts, when it has a limit */
   readonly maxSize: number | undefined
   /** URL and JSON body of one search; throws `SEARCH_URL_NOT_CONFIGURED` when the solver lacks its URL. */
-  request(solver: ResolvedSolver, params: SearchNotificationsParams): { url: string; body: unknown }
+  request(solver: SolverEndpoint, params: SearchNotificationsParams): { url: string; body: unknown }
   /** The response envelope as data (validated by the search client): the rows field and the number fields. */
   readonly envelope: { readonly rows: string; readonly rowsOptional: boolean; readonly numbers: readonly string[] }
   /** Why a stored row is not usable, or undefined when it is. */

@@ -1,7 +1,79 @@
-import type { Protocol } from '../config/types.js'
+import type { EnigmaSearchParams, EnigmaSearchResult, ServiceEnigmaNotificationsConfig } from './enigma/enigmaTypes.js'
 import { enigmaProtocol } from './enigma/enigmaProtocol.js'
 import type { ProtocolModule } from './ProtocolModule.js'
+import type { RasaSearchParams, RasaSearchResult, ServiceRasaNotificationsConfig } from './rasa/rasaTypes.js'
 import { rasaProtocol } from './rasa/rasaProtocol.js'
 
-/** The registry: the one place pool, streams, search and backfill look a protocol up. */
+/**
+ * The protocols at the type level: each one's notifications config, search parameters and search
+ * result. Config types, `SearchParamsFor` / `SearchResultFor` narrowing and the result union all
+ * read this one table.
+ *
+ * @example
+ * type RasaResult = ProtocolTypes['rasa']['result']
+ */
+export interface ProtocolTypes {
+  enigma: { config: ServiceEnigmaNotificationsConfig; params: EnigmaSearchParams; result: EnigmaSearchResult }
+  rasa: { config: ServiceRasaNotificationsConfig; params: RasaSearchParams; result: RasaSearchResult }
+}
+
+/**
+ * The wire protocol a solver speaks.
+ *
+ * @example
+ * const protocol: Protocol = 'rasa'
+ */
+export type Protocol = keyof ProtocolTypes
+
+/**
+ * A solver's notifications endpoint, discriminated by `protocol`.
+ *
+ * @example
+ * if (n.protocol === 'enigma') console.log(n.channel)
+ */
+export type ServiceNotificationsConfig = ProtocolTypes[Protocol]['config']
+
+/**
+ * A solver as the protocol layer needs it: ids, its own HTTP API and its notifications endpoint.
+ *
+ * @example
+ * const { chainId, solverId, notifications } = config.getSolver({ solverId: 'beta' })
+ */
+export interface SolverEndpoint<P extends ServiceNotificationsConfig = ServiceNotificationsConfig> {
+  readonly chainId: number
+  readonly solverId: string
+  readonly url?: string
+  readonly notifications: P
+}
+
+/**
+ * The registry at run time: the one place config, pool, streams, search, backfill and cross-tab
+ * look a protocol up. Adding a protocol is its folder plus one line here (and its line in
+ * `ProtocolTypes`).
+ */
 export const protocols: Readonly<Record<Protocol, ProtocolModule>> = { enigma: enigmaProtocol, rasa: rasaProtocol }
+
+let version = 0
+
+/**
+ * Registers a protocol module at run time (tests prove a new protocol needs nothing but its module
+ * and this call). Not part of the public API.
+ */
+export function registerProtocol(module: ProtocolModule): () => void {
+  ;(protocols as Record<string, ProtocolModule>)[module.protocol] = module
+  version++
+  return () => {
+    delete (protocols as Record<string, ProtocolModule>)[module.protocol]
+    version++
+  }
+}
+
+/** Changes whenever the registry does, so what is built from it (the config schema) is rebuilt. */
+export function registryVersion(): number {
+  return version
+}
+
+/** The module of a protocol name, or undefined when no such protocol is registered. */
+export function protocolOf(name: unknown): ProtocolModule | undefined {
+  return typeof name === 'string' && Object.hasOwn(protocols, name) ? protocols[name as Protocol] : undefined
+}

@@ -1,4 +1,4 @@
-import type { Protocol } from '../config/types.js'
+import type { Protocol } from './protocols.js'
 import type { Address } from '../utils/address.js'
 
 export type { Protocol }

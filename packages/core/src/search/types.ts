@@ -1,17 +1,11 @@
 import type { NotificationsConfigInput, SolverId, SolverProtocol } from '../config/types.js'
-import type {
-  EnigmaSearchParams,
-  EnigmaSearchResult,
-  NotificationSearchResult,
-  RasaSearchParams,
-  RasaSearchResult,
-  SearchNotificationsParams,
-} from '../protocol/searchTypes.js'
+import type { Protocol, ProtocolTypes } from '../protocol/protocols.js'
+import type { NotificationSearchResult, SearchNotificationsParams, SearchParamsBase } from '../protocol/searchTypes.js'
 
 // The parameter and result types live with the protocols that build and parse them.
 export type * from '../protocol/searchTypes.js'
 
-type ResultOf<P> = P extends 'enigma' ? EnigmaSearchResult : P extends 'rasa' ? RasaSearchResult : never
+type ResultOf<P> = P extends Protocol ? ProtocolTypes[P]['result'] : never
 
 /**
  * The result type for a (literal) solver id of a config: narrowed when the id's protocol is known.
@@ -25,11 +19,13 @@ export type SearchResultFor<C extends NotificationsConfigInput, S> = [S] extends
     ? NotificationSearchResult
     : ResultOf<SolverProtocol<C, S>>
 
-type ParamsOf<P, Id extends string> = [P] extends ['enigma']
-  ? EnigmaSearchParams<Id> & { timestampGte?: never }
-  : [P] extends ['rasa']
-    ? RasaSearchParams<Id> & { tempQuoteId?: never; filter?: never; baseUrl?: never }
-    : SearchNotificationsParams<Id>
+/** One protocol's parameters, with every other protocol's own parameters made type errors. */
+type OnlyParamsOf<P extends Protocol, Id extends string> = Omit<ProtocolTypes[P]['params'], 'solverId'> &
+  SearchParamsBase<Id> & { [K in Exclude<keyof SearchNotificationsParams, keyof ProtocolTypes[P]['params']>]?: never }
+
+type IsSingle<P, All = P> = P extends unknown ? ([All] extends [P] ? true : false) : never
+
+type ParamsOf<P, Id extends string> = [P] extends [Protocol] ? (IsSingle<P> extends true ? OnlyParamsOf<P, Id> : SearchNotificationsParams<Id>) : SearchNotificationsParams<Id>
 
 /**
  * The parameters for a (literal) solver id: the other protocol's parameters are type errors.

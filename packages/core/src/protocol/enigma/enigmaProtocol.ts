@@ -1,10 +1,9 @@
-import type { ServiceEnigmaNotificationsConfig } from '../../config/types.js'
 import { ServiceError } from '../../errors/ServiceError.js'
 import type { Address } from '../../utils/address.js'
 import { joinUrl } from '../../utils/joinUrl.js'
 import { type DecodedFrame, NOT_JSON, controlFrame, exceedsBytes, isPlainObject, oversizeFrame, parseJson, sealRaw } from '../frame.js'
 import type { ProtocolModule } from '../ProtocolModule.js'
-import type { EnigmaSearchResult } from '../searchTypes.js'
+import type { EnigmaSearchResult, ServiceEnigmaNotificationsConfig } from './enigmaTypes.js'
 import type { NotificationDocument } from '../types.js'
 import { findInvalidBaseField, num, str } from '../validateRawFields.js'
 import { buildEnigmaSubscribeFrame } from './buildEnigmaSubscribeFrame.js'
@@ -28,6 +27,18 @@ const identifier = (value: unknown) => (typeof value === 'number' ? value : null
  */
 export const enigmaProtocol: ProtocolModule = {
   protocol: 'enigma',
+  configSchema: (z, nonEmpty) =>
+    z.object({
+      protocol: z.literal('enigma'),
+      url: nonEmpty('a ws:// or wss:// URL'),
+      channel: nonEmpty('the channel (app_name) this solver publishes on, e.g. "Arbitrum_Solver_Production"'),
+      searchUrl: z.optional(nonEmpty('an http(s) URL of the search service')),
+    }),
+  configShape: '{ protocol: "enigma", url, channel, searchUrl? }',
+  urlFields: [
+    { key: 'url', schemes: ['ws:', 'wss:'] },
+    { key: 'searchUrl', schemes: ['http:', 'https:'] },
+  ],
   multiplexed: false,
   endpointKey(notifications) {
     const { url, channel } = notifications as ServiceEnigmaNotificationsConfig

@@ -2,7 +2,7 @@ import { ServiceError } from '../../errors/ServiceError.js'
 import { joinUrl } from '../../utils/joinUrl.js'
 import { type DecodedFrame, NOT_JSON, controlFrame, exceedsBytes, isPlainObject, oversizeFrame, parseJson, sealRaw } from '../frame.js'
 import type { ProtocolModule } from '../ProtocolModule.js'
-import type { RasaSearchResult } from '../searchTypes.js'
+import type { RasaSearchResult } from './rasaTypes.js'
 import type { PositionStateResponseSchema } from '../types.js'
 import { findInvalidBaseField, num } from '../validateRawFields.js'
 
@@ -23,6 +23,9 @@ const RASA_MAX_SIZE = 100
  */
 export const rasaProtocol: ProtocolModule = {
   protocol: 'rasa',
+  configSchema: (z, nonEmpty) => z.object({ protocol: z.literal('rasa'), url: nonEmpty('a ws:// or wss:// URL') }),
+  configShape: '{ protocol: "rasa", url }',
+  urlFields: [{ key: 'url', schemes: ['ws:', 'wss:'] }],
   multiplexed: true,
   endpointKey(notifications) {
     return `rasa ${notifications.url}`

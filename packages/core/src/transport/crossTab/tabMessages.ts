@@ -1,5 +1,6 @@
 import { ServiceError, type ServiceErrorCode } from '../../errors/ServiceError.js'
 import { sealRaw } from '../../protocol/frame.js'
+import { protocolOf } from '../../protocol/protocols.js'
 import type { Notification } from '../../protocol/types.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
 
@@ -24,7 +25,6 @@ export type WireEvent = TransportStatusEvent | { type: 'error'; error: { code: s
 const STATUSES = new Set(['idle', 'connecting', 'open', 'reconnecting', 'closed'])
 const TYPES = new Set(['success', 'failed', 'seen', 'unknown'])
 const PHASES = new Set(['open', 'fill', 'close', 'cancel', 'liquidation', 'other'])
-const PROTOCOLS = new Set(['enigma', 'rasa'])
 const SOURCES = new Set(['live', 'backfill'])
 const STRING_OR_NULL = ['lastSeenAction', 'actionStatus', 'counterpartyAddress', 'stateType', 'failureType', 'failureMessage', 'filledAmountOpen', 'filledAmountClose', 'avgPriceOpen', 'avgPriceClose', 'vaAddress', 'id'] as const
 const NUMBER_OR_NULL = ['tempQuoteId', 'errorCode', 'orderType', 'version', 'createTime', 'modifyTime'] as const
@@ -97,7 +97,7 @@ function readEvent(e: unknown): WireEvent | undefined {
 
 function readNotification(n: unknown): Notification | undefined {
   if (!isObject(n)) return undefined
-  if (!TYPES.has(n.type as string) || !PHASES.has(n.phase as string) || !PROTOCOLS.has(n.protocol as string) || !SOURCES.has(n.source as string)) return undefined
+  if (!TYPES.has(n.type as string) || !PHASES.has(n.phase as string) || protocolOf(n.protocol) === undefined || !SOURCES.has(n.source as string)) return undefined
   if (typeof n.quoteId !== 'number' || typeof n.chainId !== 'number' || typeof n.onChain !== 'boolean' || !str(n.account) || !str(n.solverId) || !isObject(n.raw)) return undefined
   for (const key of STRING_OR_NULL) if (!strOrNull(n[key])) return undefined
   for (const key of NUMBER_OR_NULL) if (!numOrNull(n[key])) return undefined

@@ -1,5 +1,5 @@
-import { BadRequest, isRecord, requireInteger } from './BadRequest.js'
-import type { SimulatorFrame } from './types.js'
+import { BadRequest, isRecord, requireInteger } from '../BadRequest.js'
+import type { SimulatorFrame } from '../types.js'
 
 export const RASA_MAX_PAGE_SIZE = 100
 
