@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 
-import { protocols, registryVersion } from '../protocol/protocols.js'
+import { protocolConfigs, registryVersion } from '../protocol/protocols.js'
 
 let schema: ReturnType<typeof build> | undefined
 let builtAt = -1
@@ -21,8 +21,9 @@ export function configSchema() {
 function build() {
   const nonEmpty = (what: string) => z.string({ error: `expected ${what} (a string)` }).check(z.minLength(1, `expected ${what}, got an empty string`))
   // Each protocol owns the schema of its notifications block; the union is the registry's.
-  const modules = Object.values(protocols)
-  const blocks = modules.map((m) => m.configSchema(z, nonEmpty)) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]]
+  const modules = Object.values(protocolConfigs)
+  const kit = { object: z.object, literal: z.literal, optional: z.optional, nonEmpty }
+  const blocks = modules.map((m) => m.configSchema(kit)) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]]
   const solver = z.object({
     url: z.optional(nonEmpty("an http(s) URL of the solver's API")),
     notifications: z.discriminatedUnion('protocol', blocks as never, {

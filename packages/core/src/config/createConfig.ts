@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors/ServiceError.js'
 import { describe } from '../utils/address.js'
 import { redactUrl } from '../utils/redactUrl.js'
-import { protocols } from '../protocol/protocols.js'
+import { protocolConfigs } from '../protocol/protocols.js'
 import { configSchema } from './configSchema.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver } from './types.js'
@@ -103,7 +103,7 @@ function checkSemantics(input: NotificationsConfigInput, problems: string[]): vo
       if (solver.url !== undefined) checkUrl(solver.url, `${at}.url`, ['http:', 'https:'], allowInsecure, problems)
       // Each protocol names the URLs of its own block.
       const notifications = solver.notifications as unknown as Record<string, unknown>
-      for (const { key, schemes } of protocols[solver.notifications.protocol].urlFields) {
+      for (const { key, schemes } of protocolConfigs[solver.notifications.protocol].urlFields) {
         const value = notifications[key]
         if (value !== undefined) checkUrl(value as string, `${at}.notifications.${key}`, [...schemes], allowInsecure, problems)
       }

@@ -11,15 +11,6 @@ import type { Protocol, ServiceNotificationsConfig, SolverEndpoint } from './pro
  */
 export interface ProtocolModule {
   readonly protocol: Protocol
-  /**
-   * Its `notifications` config block as a zod/mini object schema (with a `protocol` literal). Given
-   * zod by the config layer, so the frame helpers never load zod.
-   */
-  configSchema(z: typeof ZodMini, nonEmpty: (what: string) => ZodMini.ZodMiniType<string>): ZodMini.ZodMiniObject
-  /** One line of what its config block looks like, for the error of an unknown protocol. */
-  readonly configShape: string
-  /** The URLs of its config block and the schemes each takes, checked by `createConfig` (scheme, clear text). */
-  readonly urlFields: ReadonlyArray<{ readonly key: string; readonly schemes: readonly string[] }>
   /** Sockets with equal endpoint keys are interchangeable and shared by the pool. */
   endpointKey(notifications: ServiceNotificationsConfig): string
   /** true: one socket (a hub) carries many accounts; false: one socket per account. */
@@ -33,6 +24,33 @@ export interface ProtocolModule {
   /** A stored search row (enigma document, rasa position state) as a decoded frame. */
   decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
   readonly search: ProtocolSearch
+}
+
+/**
+ * The config half of a protocol, apart from the wire half so the frame helpers never carry it:
+ * its `notifications` block's schema, shape and URL fields.
+ */
+export interface ProtocolConfigModule {
+  readonly protocol: Protocol
+  /**
+   * Its `notifications` config block as a zod/mini object schema (with a `protocol` literal). Given
+   * the few zod builders it needs by the config layer (handing over the whole namespace would keep
+   * all of zod in every bundle).
+   */
+  configSchema(z: ConfigSchemaKit): ZodMini.ZodMiniObject
+  /** One line of what its config block looks like, for the error of an unknown protocol. */
+  readonly configShape: string
+  /** The URLs of its config block and the schemes each takes, checked by `createConfig` (scheme, clear text). */
+  readonly urlFields: ReadonlyArray<{ readonly key: string; readonly schemes: readonly string[] }>
+}
+
+/** The zod/mini builders a protocol's config schema is made with. */
+export interface ConfigSchemaKit {
+  object: typeof ZodMini.object
+  literal: typeof ZodMini.literal
+  optional: typeof ZodMini.optional
+  /** a non-empty string, `what` naming what is expected */
+  nonEmpty(what: string): ZodMini.ZodMiniString<string>
 }
 
 /** The history half of a protocol: request, response shape, paging and backfill. */

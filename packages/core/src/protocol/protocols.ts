@@ -1,6 +1,8 @@
 import type { EnigmaSearchParams, EnigmaSearchResult, ServiceEnigmaNotificationsConfig } from './enigma/enigmaTypes.js'
+import { enigmaConfig } from './enigma/enigmaConfig.js'
 import { enigmaProtocol } from './enigma/enigmaProtocol.js'
-import type { ProtocolModule } from './ProtocolModule.js'
+import type { ProtocolConfigModule, ProtocolModule } from './ProtocolModule.js'
+import { rasaConfig } from './rasa/rasaConfig.js'
 import type { RasaSearchParams, RasaSearchResult, ServiceRasaNotificationsConfig } from './rasa/rasaTypes.js'
 import { rasaProtocol } from './rasa/rasaProtocol.js'
 
@@ -47,11 +49,14 @@ export interface SolverEndpoint<P extends ServiceNotificationsConfig = ServiceNo
 }
 
 /**
- * The registry at run time: the one place config, pool, streams, search, backfill and cross-tab
- * look a protocol up. Adding a protocol is its folder plus one line here (and its line in
- * `ProtocolTypes`).
+ * The registry at run time: the one place pool, streams, search, backfill and cross-tab look a
+ * protocol up. Adding a protocol is its folder plus its lines here: this map, `protocolConfigs`
+ * and `ProtocolTypes`.
  */
 export const protocols: Readonly<Record<Protocol, ProtocolModule>> = { enigma: enigmaProtocol, rasa: rasaProtocol }
+
+/** Each protocol's config block (kept apart from the wire modules, so the frame helpers carry no config code). */
+export const protocolConfigs: Readonly<Record<Protocol, ProtocolConfigModule>> = { enigma: enigmaConfig, rasa: rasaConfig }
 
 let version = 0
 
@@ -59,11 +64,13 @@ let version = 0
  * Registers a protocol module at run time (tests prove a new protocol needs nothing but its module
  * and this call). Not part of the public API.
  */
-export function registerProtocol(module: ProtocolModule): () => void {
+export function registerProtocol(module: ProtocolModule, config: ProtocolConfigModule): () => void {
   ;(protocols as Record<string, ProtocolModule>)[module.protocol] = module
+  ;(protocolConfigs as Record<string, ProtocolConfigModule>)[config.protocol] = config
   version++
   return () => {
     delete (protocols as Record<string, ProtocolModule>)[module.protocol]
+    delete (protocolConfigs as Record<string, ProtocolConfigModule>)[config.protocol]
     version++
   }
 }

@@ -6,7 +6,7 @@ import { type NotificationsClient, createNotificationsClient } from '../client/c
 import { createConfig } from '../config/createConfig.js'
 import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'
 import { NOT_JSON, isPlainObject, parseJson, sealRaw } from './frame.js'
-import type { ProtocolModule } from './ProtocolModule.js'
+import type { ProtocolConfigModule, ProtocolModule } from './ProtocolModule.js'
 import { registerProtocol } from './protocols.js'
 
 // A third wire protocol, "toy", defined in this file only: its client module and its simulator module,
@@ -14,11 +14,14 @@ import { registerProtocol } from './protocols.js'
 // testkit all run it with no other change (the recipe in core's README).
 
 // The client half: a hub socket subscribed with {"watch":[…]}, frames as {"toy":{…}}, history at POST /toy/search.
-const toyProtocol: ProtocolModule = {
+const toyConfig: ProtocolConfigModule = {
   protocol: 'toy' as never,
-  configSchema: (z, nonEmpty) => z.object({ protocol: z.literal('toy'), url: nonEmpty('a ws:// or wss:// URL') }),
+  configSchema: (z) => z.object({ protocol: z.literal('toy'), url: z.nonEmpty('a ws:// or wss:// URL') }),
   configShape: '{ protocol: "toy", url }',
   urlFields: [{ key: 'url', schemes: ['ws:', 'wss:'] }],
+}
+const toyProtocol: ProtocolModule = {
+  protocol: 'toy' as never,
   endpointKey: (notifications) => `toy ${notifications.url}`,
   multiplexed: true,
   subscribeFrame: (_notifications, accounts) => JSON.stringify({ watch: accounts }),
@@ -84,7 +87,7 @@ let clients: NotificationsClient[] = []
 const unregister: Array<() => void> = []
 
 beforeAll(async () => {
-  unregister.push(registerProtocol(toyProtocol), registerSimulatorProtocol(toySimulator))
+  unregister.push(registerProtocol(toyProtocol, toyConfig), registerSimulatorProtocol(toySimulator))
   sim = await startSolverSimulator({ protocol: 'toy' as never })
 })
 afterAll(async () => {

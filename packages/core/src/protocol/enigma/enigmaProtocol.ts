@@ -27,18 +27,6 @@ const identifier = (value: unknown) => (typeof value === 'number' ? value : null
  */
 export const enigmaProtocol: ProtocolModule = {
   protocol: 'enigma',
-  configSchema: (z, nonEmpty) =>
-    z.object({
-      protocol: z.literal('enigma'),
-      url: nonEmpty('a ws:// or wss:// URL'),
-      channel: nonEmpty('the channel (app_name) this solver publishes on, e.g. "Arbitrum_Solver_Production"'),
-      searchUrl: z.optional(nonEmpty('an http(s) URL of the search service')),
-    }),
-  configShape: '{ protocol: "enigma", url, channel, searchUrl? }',
-  urlFields: [
-    { key: 'url', schemes: ['ws:', 'wss:'] },
-    { key: 'searchUrl', schemes: ['http:', 'https:'] },
-  ],
   multiplexed: false,
   endpointKey(notifications) {
     const { url, channel } = notifications as ServiceEnigmaNotificationsConfig

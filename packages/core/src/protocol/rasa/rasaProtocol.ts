@@ -23,9 +23,6 @@ const RASA_MAX_SIZE = 100
  */
 export const rasaProtocol: ProtocolModule = {
   protocol: 'rasa',
-  configSchema: (z, nonEmpty) => z.object({ protocol: z.literal('rasa'), url: nonEmpty('a ws:// or wss:// URL') }),
-  configShape: '{ protocol: "rasa", url }',
-  urlFields: [{ key: 'url', schemes: ['ws:', 'wss:'] }],
   multiplexed: true,
   endpointKey(notifications) {
     return `rasa ${notifications.url}`

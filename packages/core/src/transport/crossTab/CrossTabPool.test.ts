@@ -153,7 +153,7 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
   const first = await enigma.instantOpen(A)
   await until(() => ids(streams[follower]!.values).length === 3, 'the first lifecycle')
   // Freeze the leader as a browser does: it stops running (no beats, no messages) but keeps the lock.
-  const frozen = all[leader]!.crossTab as unknown as { channel: BroadcastChannel; beat: ReturnType<typeof setInterval> }
+  const frozen = (all[leader]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setInterval> } }).real
   clearInterval(frozen.beat)
   frozen.channel.onmessage = null
   frozen.channel.close()

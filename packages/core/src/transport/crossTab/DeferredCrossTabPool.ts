@@ -1,0 +1,105 @@
+import type { ResolvedSolver } from '../../config/types.js'
+import type { Address } from '../../utils/address.js'
+import type { ListenerPool } from '../ListenerPool.js'
+import type { Lease, SocketPool } from '../SocketPool.js'
+import type { Listener } from '../TransportEvent.js'
+import type { CrossTabPool, CrossTabStats } from './CrossTabPool.js'
+
+type Held = Listener & Lease
+
+/**
+ * Stands in for the cross-tab pool while its code loads (a dynamic `import()`, so an app without
+ * `crossTab` never downloads it): streams subscribed meanwhile wait (no socket is opened in this tab),
+ * `notifyOnce` claims are kept, and everything is handed over once the pool exists. Should the chunk
+ * fail to load, this tab keeps its own sockets.
+ */
+export class DeferredCrossTabPool implements ListenerPool {
+  readonly timers: SocketPool['timers']
+  private real: ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'> | undefined
+  private readonly waiting = new Map<Held, { solver: ResolvedSolver; account: Address }>()
+  /** claims made before the pool loaded: key → withdrawals to call once it has */
+  private readonly claims = new Map<symbol, { key: string; withdraw?: () => void }>()
+  private closed = false
+
+  constructor(
+    private readonly local: SocketPool,
+    loading: Promise<ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'>>,
+    warn: (message: string) => void,
+  ) {
+    this.timers = local.timers
+    loading.then(
+      (pool) => {
+        if (this.closed) {
+          pool.close()
+          return
+        }
+        this.handOver(pool)
+      },
+      (error: unknown) => {
+        warn(`crossTab could not be loaded (${(error as Error)?.message ?? String(error)}); this tab keeps its own sockets.`)
+        if (!this.closed) this.handOver(local)
+      },
+    )
+  }
+
+  acquire(solver: ResolvedSolver, account: Address, listener: Held): void {
+    if (this.real) this.real.acquire(solver, account, listener)
+    else if (this.closed) this.local.acquire(solver, account, listener) // answers `closed` and completes
+    else this.waiting.set(listener, { solver, account })
+  }
+
+  release(listener: Held): void {
+    if (this.real) this.real.release(listener)
+    else this.waiting.delete(listener)
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    if (this.real) {
+      this.real.close()
+      return
+    }
+    this.local.close()
+    for (const listener of this.waiting.keys()) {
+      listener.event({ type: 'status', status: 'closed', attempt: 0, closeReason: 'client closed' })
+      listener.complete()
+    }
+    this.waiting.clear()
+  }
+
+  claim(key: string): () => void {
+    if (this.real) return this.real.claim(key)
+    const id = Symbol(key)
+    this.claims.set(id, { key })
+    return () => {
+      const claim = this.claims.get(id)
+      this.claims.delete(id)
+      claim?.withdraw?.()
+    }
+  }
+
+  isNotifier(key: string): boolean {
+    return this.real ? this.real.isNotifier(key) : true
+  }
+
+  stats(): CrossTabStats {
+    return this.real ? this.real.stats() : { role: 'follower', tabs: 1, dropped: 0 }
+  }
+
+  private handOver(pool: ListenerPool): void {
+    const real = pool as NonNullable<DeferredCrossTabPool['real']>
+    this.real = typeof real.claim === 'function' ? real : { ...singleTab, acquire: pool.acquire.bind(pool), release: pool.release.bind(pool), close: pool.close.bind(pool), timers: pool.timers }
+    for (const claim of this.claims.values()) claim.withdraw = this.real.claim(claim.key)
+    const waiting = [...this.waiting]
+    this.waiting.clear()
+    for (const [listener, { solver, account }] of waiting) this.real.acquire(solver, account, listener)
+  }
+}
+
+/** How this tab's own pool answers the cross-tab questions: as the only tab. */
+const singleTab: Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'> = {
+  claim: () => () => {},
+  isNotifier: () => true,
+  stats: () => ({ role: 'leader', tabs: 1, dropped: 0 }),
+}
