@@ -1,6 +1,6 @@
 /**
  * Same-run comparison helpers: candidate and reference are interleaved over several rounds and the
- * median of each is kept, so machine noise moves both alike (SPEC §10).
+ * median of each is kept, so machine noise moves both alike.
  */
 export function throughput(fn: () => number, rounds = 7): number {
   const samples: number[] = []

@@ -1,5 +1,5 @@
 // The testkit simulator in its own process, driven over IPC, so a benchmark measures the client and
-// not the server (SPEC §10: "not the simulator").
+// not the server (a benchmark of the client must not measure the simulator).
 import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 
 type Command =

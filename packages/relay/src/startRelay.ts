@@ -19,7 +19,7 @@ import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js
 import { type Member, assign } from './rendezvous.js'
 
 /**
- * Options of {@link startRelay} (SPEC §13).
+ * Options of {@link startRelay}.
  *
  * @example
  * const options: RelayOptions = { config, nats: { servers: 'nats://127.0.0.1:4222' }, maxAccounts: 5_000 }

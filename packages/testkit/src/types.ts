@@ -1,7 +1,7 @@
 import type { SimulatorProtocols } from './protocols/index.js'
 
 /**
- * A raw snake_case frame as a solver publishes it (SPEC §3.3); its account is `counterparty_address`.
+ * A raw snake_case frame as a solver publishes it (docs/protocols.md, "Raw frame fields"); its account is `counterparty_address`.
  *
  * @example
  * await sim.publish({ quote_id: 7, counterparty_address: account, action_status: 'success' })

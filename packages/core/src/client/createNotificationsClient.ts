@@ -27,7 +27,7 @@ export interface NotificationsClient<C extends NotificationsConfigInput = Notifi
   search<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchOptions): Promise<SearchResultFor<C, S>>
   /** Page after page of stored history. */
   searchPages<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchPagesOptions): AsyncIterable<SearchResultFor<C, S>>
-  /** The state of each quote of an account, now: a history snapshot joined with the live stream; never errors (SPEC §12). */
+  /** The state of each quote of an account, now: a history snapshot joined with the live stream; never errors. */
   quotes(params: QuotesParams<SolverId<C>>, options?: QuotesOptions): Observable<QuoteBook>
   /** Resolves when a quote reaches a status (or a test holds), from live frames or by chasing history; rejects with `TIMEOUT` or `ABORTED`. */
   waitFor(params: WaitForParams<SolverId<C>>, options: WaitForOptions): Promise<QuoteState>

@@ -6,7 +6,7 @@ let schema: ReturnType<typeof build> | undefined
 let builtAt = -1
 
 /**
- * The config schema, built on first use: zod/mini keeps the bundle inside its budget (SPEC §10 B6),
+ * The config schema, built on first use: zod/mini keeps the bundle inside its budget (the size table in the README),
  * and building it lazily (nothing runs at module load) lets an app that never creates a config, or a
  * bundle of the frame helpers alone, drop zod entirely.
  */

@@ -33,7 +33,7 @@ export function createConfig<const C extends NotificationsConfigInput>(input: C)
   const allowInsecureTransport = input.allowInsecureTransport === true
   const chains = input.chains as NotificationsConfigInput['chains']
   // Resolved solvers are frozen and reused: every stream and search call resolves one, and the pool
-  // keys its endpoints by the resolved object (SPEC §10 P1: subscribing 10,000 accounts stays cheap).
+  // keys its endpoints by the resolved object (subscribing 10,000 accounts stays cheap).
   const resolved = new Map<unknown, Map<unknown, ResolvedSolver>>()
   /** one object per (chain, solver), however it was asked for (defaults or explicit ids) */
   const canonical = new Map<string, ResolvedSolver>()

@@ -1,5 +1,5 @@
 /**
- * Every code a {@link ServiceError} can carry (SPEC §6).
+ * Every code a {@link ServiceError} can carry (the table in docs/architecture.md, "Errors").
  *
  * @example
  * if (error.code === 'UNKNOWN_SOLVER') showSolverPicker()

@@ -1,7 +1,7 @@
 import type { NotificationPhase } from './types.js'
 
 /**
- * The phase table of SPEC §3.5, written once. Both spellings of the instant-close fill are in the wild.
+ * The phase table (docs/protocols.md, "Classification"), written once. Both spellings of the instant-close fill are in the wild.
  */
 const PHASE_BY_ACTION: Readonly<Record<string, Exclude<NotificationPhase, 'fill' | 'other'>>> = {
   SendQuote: 'open',

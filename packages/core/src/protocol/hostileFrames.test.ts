@@ -6,7 +6,7 @@ import { normalizeNotification } from './normalizeNotification.js'
 const text = (value: unknown) => JSON.stringify(value)
 const ctx = { protocol: 'rasa', chainId: 1, solverId: 's', account: '0xAbC0000000000000000000000000000000000001' } as const
 
-describe('each protocol checks only its own fields (SPEC §3.3)', () => {
+describe('each protocol checks only its own fields (docs/protocols.md, "Raw frame fields")', () => {
   it.each([
     ['rasa keeps enigma-only fields of any type', 'rasa', text({ ...rasaAnchored, version: 'v3', va_address: 7, failure_message: { x: 1 } })],
     ['enigma keeps rasa-only fields of any type', 'enigma', text({ ...enigmaEnvelope, data: { ...enigmaData, order_type: 'limit' } })],

@@ -1,7 +1,7 @@
 import { protocols } from './protocols.js'
 import type { Protocol, RawPositionNotification } from './types.js'
 
-/** The SPEC §4.3 default for `maxFrameBytes`. */
+/** The default `maxFrameBytes`: 1 MiB, far above any notification. */
 export const DEFAULT_MAX_FRAME_BYTES = 1_048_576
 
 /**

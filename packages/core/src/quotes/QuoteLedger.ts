@@ -63,7 +63,7 @@ function sameTransition(a: Notification, b: Notification): boolean {
 }
 
 /**
- * The quotes of one account, built from notifications in any order and any number of times (SPEC §12):
+ * The quotes of one account, built from notifications in any order and any number of times (docs/architecture.md, "Quote state"):
  * joins a quote's temporary and on-chain ids into one entry whose key never changes, keeps its newest
  * `maxTransitions` transitions in `modify_time` order without duplicates, derives its state, and makes
  * a new immutable {@link QuoteState} only for a quote that changed. Framework-free and synchronous.

@@ -112,4 +112,6 @@ export interface WaitForOptions {
   /** 120,000 */
   timeoutMs?: number | undefined
   signal?: AbortSignal | undefined
+  /** transitions kept on the quote it resolves with (50, as in a quote book) */
+  maxTransitions?: number | undefined
 }

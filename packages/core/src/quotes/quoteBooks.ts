@@ -32,7 +32,7 @@ class Book implements QuoteBook {
 }
 
 /**
- * `client.quotes` (SPEC §12): subscribes first (a resume stream from `since`, or from the start of the
+ * `client.quotes` (docs/architecture.md, "Quote state"): subscribes first (a resume stream from `since`, or from the start of the
  * account's history), so the snapshot and the live frames meet with no gap, folds both into a
  * {@link QuoteLedger}, and emits a book once per change. Changes that arrive together (one history
  * snapshot, one socket read) are one book: they are applied at once and emitted on the next microtask.

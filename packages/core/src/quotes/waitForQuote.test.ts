@@ -41,3 +41,15 @@ it('setLongTimeout chains timers above 2^31−1 ms and fires exactly once at the
   vi.advanceTimersByTime(5e9)
   expect(fired).toEqual([3e9])
 })
+
+it('its deadline and chase are the client’s timers: counted in stats().timers while it waits, none left after', async () => {
+  const client = fakeClient({ lingerMs: 0 })
+  const controller = new AbortController()
+  const waiting = client.waitFor({ account, quoteId: 7, solverId: 'enigma' }, { until: 'closed', signal: controller.signal }).catch((e: { code: string }) => e.code)
+  // the deadline, and the first chase (armed until the socket opens)
+  expect(client.stats().timers).toBeGreaterThanOrEqual(2)
+  controller.abort()
+  expect(await waiting).toBe('ABORTED')
+  expect(client.stats()).toMatchObject({ subscriptions: 0, timers: 0 })
+  client.close()
+})

@@ -3,7 +3,7 @@ import type { NotificationsConfigInput, ResolvedSolver } from '../config/types.j
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { BackfillFetch } from '../search/backfill.js'
-import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
+import { type NotificationsStreamClient, timersOf } from '../stream/createStreamClient.js'
 import { type Address, assertAddress } from '../utils/address.js'
 import { setLongTimeout } from '../utils/setLongTimeout.js'
 import { QuoteLedger } from './QuoteLedger.js'
@@ -18,7 +18,7 @@ const CHASE_MAX_ROWS = 10_000
 const STATUSES: ReadonlySet<string> = new Set<QuoteStatus>(['pending', 'open', 'closing', 'closed', 'cancelling', 'cancelled', 'failed', 'liquidated', 'unknown'])
 
 /**
- * `client.waitFor` (SPEC §12): resolves with the quote once `until` holds, from live frames or from
+ * `client.waitFor` (docs/architecture.md, "Quote state"): resolves with the quote once `until` holds, from live frames or from
  * history. Solvers do not announce every confirmation, so while the live stream is silent about the
  * quote it chases history for it (500 ms, doubling to 10 s). Settling clears everything it started:
  * the stream, the timer, the request in flight.
@@ -62,7 +62,13 @@ function start<C extends NotificationsConfigInput>(
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
     throw new ServiceError('INVALID_PARAMETERS', `waitFor timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`)
   }
+  const maxTransitions = options.maxTransitions ?? 50
+  if (typeof maxTransitions !== 'number' || !Number.isInteger(maxTransitions) || maxTransitions <= 0) {
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor maxTransitions must be a positive integer, got ${String(maxTransitions)}`)
+  }
   const solver = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId })
+  // The client's timers: the deadline and the chase show in stats().timers and are cleared with the rest.
+  const timers = timersOf(stream)
   const account = params.account
   const fetch = history(solver, account)
   const signal = options.signal
@@ -73,7 +79,7 @@ function start<C extends NotificationsConfigInput>(
       reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted before it started`, { cause: signal.reason }))
       return
     }
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, maxTransitions)
     // The ids the quote is known by; the other one is learnt from the first frame that has both.
     const ids = { quoteId, tempQuoteId }
     let heard = false
@@ -87,7 +93,7 @@ function start<C extends NotificationsConfigInput>(
     const finish = (outcome: () => void) => {
       if (settled) return
       settled = true
-      clearTimeout(chaseTimer)
+      chaseTimer = timers.clear(chaseTimer)
       cancelDeadline()
       chasing?.abort()
       subscription?.unsubscribe()
@@ -143,17 +149,22 @@ function start<C extends NotificationsConfigInput>(
     }
     const arm = () => {
       if (settled || chaseTimer !== undefined || chasing) return
-      chaseTimer = setTimeout(chase, delay)
+      chaseTimer = timers.set(chase, delay)
       delay = Math.min(delay * 2, CHASE_MAX_MS)
     }
     const onAbort = () => finish(() => reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted`, { cause: signal?.reason })))
     // Chained above 2^31−1 ms, where a plain setTimeout would fire at once.
-    const cancelDeadline = setLongTimeout(() => {
-      const state = ledger.get(ids)
-      const where = state ? `it is ${state.status}` : 'nothing was heard of it'
-      const why = lastError ? `; the last history look failed: ${lastError.message}` : ''
-      finish(() => reject(new ServiceError('TIMEOUT', `waitFor ${wanted} timed out after ${timeoutMs} ms: ${where}${why}. Raise timeoutMs or check the quote id.`)))
-    }, timeoutMs)
+    const cancelDeadline = setLongTimeout(
+      () => {
+        const state = ledger.get(ids)
+        const where = state ? `it is ${state.status}` : 'nothing was heard of it'
+        const why = lastError ? `; the last history look failed: ${lastError.message}` : ''
+        finish(() => reject(new ServiceError('TIMEOUT', `waitFor ${wanted} timed out after ${timeoutMs} ms: ${where}${why}. Raise timeoutMs or check the quote id.`)))
+      },
+      timeoutMs,
+      (fn, ms) => timers.set(fn, ms),
+      (handle) => timers.clear(handle),
+    )
     signal?.addEventListener('abort', onAbort, { once: true })
     let subscription: Subscription | undefined
     subscription = stream.events({ account, chainId: params.chainId, solverId: params.solverId as never }).subscribe((event) => {
@@ -161,8 +172,7 @@ function start<C extends NotificationsConfigInput>(
         if (take(event.notification)) heard = true
       } else if (event.type === 'status' && event.status === 'open' && chased === 0 && !chasing) {
         // History is read once the live subscription exists, so nothing falls between the two.
-        clearTimeout(chaseTimer)
-        chaseTimer = undefined
+        chaseTimer = timers.clear(chaseTimer)
         chase()
       }
     })

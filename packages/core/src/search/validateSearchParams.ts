@@ -8,7 +8,7 @@ const FILTER_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 
 const invalid = (message: string) => new ServiceError('INVALID_PARAMETERS', message)
 
-/** Rejects every out-of-range parameter before a request is made (SPEC §5, §9). */
+/** Rejects every out-of-range parameter before a request is made (core README, "Hostile and unlucky input"). */
 export function validateSearchParams(params: SearchNotificationsParams, search: ProtocolSearch, allowInsecureTransport: boolean): void {
   if (params === null || typeof params !== 'object') throw invalid('search parameters must be an object, e.g. { account }')
   if (params.account !== undefined) assertAddress(params.account)

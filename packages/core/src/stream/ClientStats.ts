@@ -1,7 +1,7 @@
 import type { TransportStats } from '../transport/TransportStats.js'
 
 /**
- * Counters of a client (SPEC §4.1, §11): sockets, subscriptions, frames by fate, reconnects, timers,
+ * Counters of a client: sockets, subscriptions, frames by fate, reconnects, timers,
  * and resume backfills. `received = delivered + dropped.control + malformed + oversize + unrouted`
  * always holds for socket frames; `duplicate` and `stale` count what resume streams held back
  * (per subscription, from live frames and history alike).

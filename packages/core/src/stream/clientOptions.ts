@@ -9,7 +9,7 @@ import type { SocketClose, TransportOptions } from '../transport/TransportOption
 import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
 
 /**
- * Options of the live client; every number has the SPEC §4.3 default.
+ * Options of the live client; each default is in the table of docs/architecture.md, "Connection".
  *
  * @example
  * createNotificationsClient({ config, lingerMs: 5_000, reconnect: { maxAttempts: 20 } })

@@ -5,6 +5,7 @@ import type { Notification } from '../protocol/types.js'
 import type { CrossTabStats } from '../transport/crossTab/CrossTabPool.js'
 import type { ListenerPool } from '../transport/ListenerPool.js'
 import { type Lease, SocketPool } from '../transport/SocketPool.js'
+import { Timers } from '../transport/Timers.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress } from '../utils/address.js'
@@ -29,7 +30,7 @@ export interface StreamParams<C extends NotificationsConfigInput = Notifications
 }
 
 /**
- * Where a resume stream starts and how far it may go (SPEC §11).
+ * Where a resume stream starts and how far it may go (docs/architecture.md, "Resume").
  *
  * @example
  * client.notifications({ account }, { resume: { since: snapshot.takenAt, checkpoint: webStorageCheckpoints() } })
@@ -104,7 +105,7 @@ export type CrossTabFeature = (local: SocketPool, config: NotificationsConfig, o
 
 /**
  * Feeds one Observable subscriber and is its own pool lease and teardown: one small object per
- * subscription keeps an idle one cheap and a subscribe loop fast (SPEC §10 B4, P1). Each view is a
+ * subscription keeps an idle one cheap and a subscribe loop fast (heap per idle subscription, subscribe loops of 10,000 accounts). Each view is a
  * subclass, so the frame path makes no call through a selector and no event object it does not need.
  */
 abstract class ViewListener<T> implements Listener, StreamListener, Lease {
@@ -225,7 +226,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     })
   }
 
-  return {
+  const client: NotificationsStreamClient<C> = {
     config,
     events: (params, streamOptions) => stream(params, EventsView, streamOptions),
     notifications: (params, streamOptions) => stream(params, NotificationsView, streamOptions),
@@ -240,6 +241,16 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     close: () => pool.close(),
     crossTab,
   }
+  clientTimers.set(client, pool.timers)
+  return client
+}
+
+/** Each client's timers, for the features built on it (`waitFor`): what they arm shows in `stats().timers`. */
+const clientTimers = new WeakMap<object, Timers>()
+
+/** The timers of a client made by {@link createStreamClient} (internal: `waitFor` arms its deadline and chase there). */
+export function timersOf(client: object): Timers {
+  return clientTimers.get(client) ?? new Timers()
 }
 
 let warned = false

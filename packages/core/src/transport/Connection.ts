@@ -131,8 +131,7 @@ export class Connection {
   /** Released: quiet and terminal (nobody is left to tell). */
   stop(): void {
     if (this.state === 'closed') return
-    this.epoch++
-    this.state = 'closed'
+    this.enter('closed', { attempt: this.failures, closeReason: 'released' }, false)
     this.teardown(true)
   }
 
@@ -142,12 +141,15 @@ export class Connection {
     this.finish({ attempt: this.failures, closeReason: reason }, true)
   }
 
-  /** The only writer of the state. Returns false when a listener moved the connection on meanwhile. */
-  private enter(state: SocketStatus, detail: Detail): boolean {
+  /**
+   * The only writer of the state. Returns false when a listener moved the connection on meanwhile.
+   * `report: false` (a release: nobody is left to tell) changes the state without an event.
+   */
+  private enter(state: SocketStatus, detail: Detail, report = true): boolean {
     const epoch = ++this.epoch
     this.state = state
     this.event = Object.freeze({ type: 'status', status: state, ...detail })
-    this.host.onStatus(this.event)
+    if (report) this.host.onStatus(this.event)
     return this.epoch === epoch
   }
 

@@ -2,7 +2,7 @@ import type { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 
 /**
- * Connection state of the socket behind a stream (SPEC §4.3): `idle` nothing subscribed, `connecting`
+ * Connection state of the socket behind a stream (docs/architecture.md, "Connection"): `idle` nothing subscribed, `connecting`
  * a dial in progress, `open` open and the subscribe frame sent, `reconnecting` waiting for the next
  * dial, `closed` terminal.
  *
@@ -33,7 +33,7 @@ export type TransportEvent = { readonly type: 'notification'; readonly notificat
 
 /**
  * One subscriber of an account on a socket. Notifications come by their own method, so the frame path
- * allocates no event object for subscribers that only want notifications (SPEC §10 P3).
+ * allocates no event object for subscribers that only want notifications (the per-frame cost is what matters at 10,000 accounts).
  */
 export interface Listener {
   /** one object per frame, shared by every subscriber of the account */

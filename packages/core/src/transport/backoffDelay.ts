@@ -1,5 +1,5 @@
 /**
- * Reconnect delay of SPEC §4.3: `min(base·2^retry, max) × random in [0.5, 1]`, `retry` counting from 0.
+ * The reconnect delay: `min(base·2^retry, max) × random in [0.5, 1]`, `retry` counting from 0.
  *
  * @example
  * backoffDelay(0, { baseDelayMs: 500, maxDelayMs: 10_000 }, () => 1) // 500

@@ -27,7 +27,7 @@ export const retryAllButRefusals = (close: SocketClose): boolean => close.code !
 const MEANING: Record<number, string> = { 1003: 'unsupported data', 1008: 'policy violation', 1009: 'message too big', 1011: 'server error' }
 
 /**
- * The one place close codes are classified (SPEC §4.3). Local failures (timeouts, dead links) are
+ * The one place close codes are classified (docs/architecture.md, "Connection"). Local failures (timeouts, dead links) are
  * always retried; a server close asks `shouldRetry`, and a refused one says why.
  */
 export function classifyClose(

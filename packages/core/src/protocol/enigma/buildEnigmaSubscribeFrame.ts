@@ -1,5 +1,5 @@
 /**
- * Builds the enigma subscribe frame for one account on one channel (SPEC §3.1); `*` means every quote.
+ * Builds the enigma subscribe frame for one account on one channel (docs/protocols.md, "enigma"); `*` means every quote.
  *
  * @example
  * ws.send(buildEnigmaSubscribeFrame({ account: '0xabc…', channel: 'Arbitrum_Solver_Production' }))

@@ -21,7 +21,7 @@ function findInvalidEnigmaField(f: Record<string, unknown>): string | undefined 
 const identifier = (value: unknown) => (typeof value === 'number' ? value : null)
 
 /**
- * enigma (SPEC §3.1): one socket per (url, channel, account); frames arrive in an envelope whose
+ * enigma (docs/protocols.md, "enigma"): one socket per (url, channel, account); frames arrive in an envelope whose
  * `data` may be a JSON string; the account is the envelope's `address`. History is a document store
  * searched by equality filters, in no promised order.
  */

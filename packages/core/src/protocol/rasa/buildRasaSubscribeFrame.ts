@@ -1,6 +1,6 @@
 /**
  * Builds the rasa hub subscribe frame: the full watched list, deduplicated case-insensitively in the
- * casing and order first seen (SPEC §3.2).
+ * casing and order first seen (docs/protocols.md, "rasa").
  *
  * @example
  * ws.send(buildRasaSubscribeFrame(['0xA…', '0xa…', '0xB…'])) // {"address":["0xA…","0xB…"]}

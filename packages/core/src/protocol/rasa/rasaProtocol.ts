@@ -17,7 +17,7 @@ function findInvalidRasaField(f: Record<string, unknown>): string | undefined {
 const RASA_MAX_SIZE = 100
 
 /**
- * rasa (SPEC §3.2): one hub socket per url carries every account; bare frames are routed by
+ * rasa (docs/protocols.md, "rasa"): one hub socket per url carries every account; bare frames are routed by
  * `counterparty_address` and the account is stamped from the subscription. History keeps the
  * latest state per quote, newest `modify_time` first.
  */

@@ -49,7 +49,7 @@ const CHECKPOINT_EVERY_MS = 1_000
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
- * One resume subscription (SPEC §11): sits between the socket and the subscriber, keeps a watermark
+ * One resume subscription (docs/architecture.md, "Resume"): sits between the socket and the subscriber, keeps a watermark
  * (the newest plausible `modify_time` delivered), and whenever a gap may exist (first load from
  * `since` or a checkpoint, every reconnect, each sweep) backfills it through search while holding live
  * frames, then delivers the union once each, in `modify_time` order per quote. Nothing is lost

@@ -77,7 +77,7 @@ class Forward implements Listener, Lease {
 }
 
 /**
- * One socket per browser (SPEC §14): the tab holding the Web Lock (the leader) runs the real socket
+ * One socket per browser (docs/architecture.md, "Cross-tab"): the tab holding the Web Lock (the leader) runs the real socket
  * pool for the union of every tab's streams and forwards each stream's events to the tab that asked;
  * the others (followers) open no socket. Each tab keeps its own streams and resume logic, so a stream
  * behaves in a follower exactly as in the leader. When the leader goes (closed, crashed, frozen, or

@@ -7,7 +7,7 @@ import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEven
 /** Version of the messages tabs exchange; a tab of another version is foreign. */
 export const TAB_PROTOCOL = 1
 
-/** Every message between tabs (SPEC §14); `to` addresses one tab, the rest are for all. */
+/** Every message between tabs (docs/architecture.md, "Cross-tab"); `to` addresses one tab, the rest are for all. */
 export type TabMessage =
   | { v: 1; t: 'beat'; tab: string; visible: boolean; leader: boolean; once: string[] }
   | { v: 1; t: 'leader'; tab: string }
