@@ -22,6 +22,7 @@ export { normalizeNotification, type NormalizeContext } from './protocol/normali
 export { DEFAULT_MAX_FRAME_BYTES, parseNotificationFrame } from './protocol/parseNotificationFrame.js'
 export { formatNotification } from './protocol/formatNotification.js'
 export { toNotification } from './protocol/toNotification.js'
+export { contentKey, isSameNotification, notificationKey } from './protocol/notificationKey.js'
 export type {
   EnigmaNotificationEnvelope,
   Notification,

@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
-import { type Notification, type NotificationsClient, isPlausiblePosition } from '@solver-notifications/core'
+import { type Notification, type NotificationsClient, isPlausiblePosition, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { RelayCounters } from './RelayStats.js'
@@ -24,7 +24,8 @@ export interface Checkpoint {
  * const msgId = `${accountKey(42161, 'beta', n.account)}.${dedupeKey(n)}`
  */
 export function dedupeKey(n: Notification): string {
-  return n.id ?? `${n.quoteId}.${n.modifyTime}.${n.lastSeenAction}.${n.actionStatus}`
+  // The library's one definition of "the same notification", so the relay and resume agree.
+  return notificationKey(n)
 }
 
 interface Pending {

@@ -1,3 +1,4 @@
+import { isSameNotification } from '../protocol/notificationKey.js'
 import type { Notification } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
 import { QuoteListVersion } from './QuoteList.js'
@@ -44,23 +45,6 @@ interface Entry {
 }
 
 const timeOf = (n: Notification) => n.modifyTime ?? Number.POSITIVE_INFINITY
-
-/**
- * Whether `b` is a transition already kept as `a`: the same id when both have one, else the same
- * content (a stored row and its live frame match either way). A scan of at most `maxTransitions`
- * beats a set of keys per quote in memory, which is what a book of 10,000 quotes is made of.
- */
-function sameTransition(a: Notification, b: Notification): boolean {
-  if (a.id !== null && a.id === b.id) return true
-  return (
-    a.modifyTime === b.modifyTime &&
-    a.lastSeenAction === b.lastSeenAction &&
-    a.actionStatus === b.actionStatus &&
-    a.stateType === b.stateType &&
-    a.filledAmountOpen === b.filledAmountOpen &&
-    a.filledAmountClose === b.filledAmountClose
-  )
-}
 
 /**
  * The quotes of one account, built from notifications in any order and any number of times (docs/architecture.md, "Quote state"):
@@ -187,7 +171,7 @@ export class QuoteLedger {
   /** Puts `n` in order; false when it is a duplicate or older than everything a full quote keeps. */
   private insert(entry: Entry, n: Notification): boolean {
     const list = entry.transitions
-    for (let i = list.length - 1; i >= 0; i--) if (sameTransition(list[i]!, n)) return false
+    for (let i = list.length - 1; i >= 0; i--) if (isSameNotification(list[i]!, n)) return false
     const t = timeOf(n)
     let at = list.length
     while (at > 0 && timeOf(list[at - 1]!) > t) at--

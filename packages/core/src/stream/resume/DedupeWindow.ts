@@ -1,11 +1,12 @@
+import { contentKey } from '../../protocol/notificationKey.js'
 import type { Notification } from '../../protocol/types.js'
 
 /** What a resume stream does with a notification. */
 export type Verdict = 'new' | 'duplicate' | 'stale'
 
 /**
- * A bounded memory of delivered notifications: by `id` when the frame has one, and by
- * quote + modify_time + action + status always, so a stored row and its live frame match either way;
+ * A bounded memory of delivered notifications: by `id` when the frame has one, and by content
+ * (`contentKey`: quote, time, action, status, state type, amounts) always, so a stored row and its live frame match either way;
  * plus the newest plausible `modify_time` delivered per quote, for per-quote order. The oldest entries
  * are forgotten first; memory never grows past `size` entries per kind.
  */
@@ -54,6 +55,7 @@ export class DedupeWindow {
   }
 }
 
+/** By content, so a stored row without an id matches its live frame (the one definition: `contentKey`). */
 function composite(n: Notification): string {
-  return `c${n.quoteId}|${n.modifyTime}|${n.lastSeenAction}|${n.actionStatus}`
+  return `c${contentKey(n)}`
 }
