@@ -171,9 +171,11 @@ it('forged channel messages from a same-origin page change nothing: foreign noti
   const seen: Array<Record<string, unknown>> = []
   spy.onmessage = (event) => seen.push(event.data)
   const [first, second] = [openTab(), openTab()]
+  // A tab joins on its first stream (the pool is lazy, like sockets): both subscribe.
+  const both = [first, second].map((t) => record(t.events({ account: A, solverId: 'beta' })))
   await until(() => [first, second].some((t) => t.stats().crossTab?.role === 'leader') && first.stats().crossTab!.tabs === 2 && second.stats().crossTab!.tabs === 2, 'a leader')
   const follower = first.stats().crossTab!.role === 'follower' ? first : second
-  const events = record(follower.events({ account: A, solverId: 'beta' }))
+  const events = both[follower === first ? 0 : 1]!
   await rasa.waitForSubscribers(A)
   await until(() => seen.some((m) => m.t === 'sub'), 'the follower’s sub message')
   const sub = seen.find((m) => m.t === 'sub')! as { tab: string; to: string; sid: string }
@@ -207,4 +209,14 @@ it('forged channel messages from a same-origin page change nothing: foreign noti
   expect(follower.stats().crossTab!.role).toBe('follower')
   expect(rasa.connections().filter((c) => c.open)).toHaveLength(1)
   spy.close()
+})
+
+it('a tab joins on its first stream: a client made and never used (React StrictMode runs memo functions twice) loads, beats and locks nothing', async () => {
+  const used = openTab()
+  openTab() // made, never subscribed
+  const events = record(used.events({ account: A, solverId: 'beta' }))
+  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  const { held } = await locks.query()
+  expect(held.filter((l) => l.name.includes(':alive:'))).toHaveLength(1)
+  expect(used.stats().crossTab).toMatchObject({ role: 'leader', tabs: 1 })
 })

@@ -366,18 +366,25 @@ export class CrossTabPool implements ListenerPool {
           if (this.leader !== m.tab) this.follow(m.tab)
         })
         return
-      case 'bye':
-        // Only a tab that really closed has let go of its `:alive:` lock.
-        void this.holds(`${this.lockName}:alive:${m.tab}`).then((alive) => {
-          if (this.closed) return
-          if (alive) {
-            this.dropped++
-            return
-          }
-          this.peers.delete(m.tab)
-          this.forget(m.tab)
-        })
+      case 'bye': {
+        // Only a tab that really closed lets go of its `:alive:` lock: wait for it (a closing tab
+        // releases it a moment after its bye); a tab still holding it after GONE_MS did not say bye.
+        const controller = new AbortController()
+        const timer = setTimeout(() => controller.abort(), GONE_MS)
+        this.locks
+          .request(`${this.lockName}:alive:${m.tab}`, { signal: controller.signal }, () => {
+            clearTimeout(timer)
+            if (!this.closed) {
+              this.peers.delete(m.tab)
+              this.forget(m.tab)
+            }
+            return Promise.resolve()
+          })
+          .catch(() => {
+            if (!this.closed) this.dropped++
+          })
         return
+      }
       case 'handoff':
         if (this.role === 'follower') this.whenLeader(m.tab, () => this.role === 'follower' && this.queueForLock(true))
         return
@@ -462,16 +469,11 @@ export class CrossTabPool implements ListenerPool {
     return claims.length === 1 ? claims[0]!.name!.slice(prefix.length) : undefined
   }
 
-  private async holds(name: string): Promise<boolean> {
-    if (typeof this.locks.query !== 'function') return false
-    const held = (await this.locks.query().catch(() => ({ held: [] }))).held ?? []
-    return held.some((l) => l.name === name)
-  }
-
   /** Takes a lock of this tab's own (granted at once: nobody else asks for it) and holds it until `release` is called. */
   private holdLock(name: string, granted: (release: () => void) => void): void {
     this.locks
-      .request(name, {}, () => new Promise<void>((resolve) => granted(resolve)))
+      // A pool closed before the lock came lets it go at once (it would otherwise be held for ever).
+      .request(name, {}, () => new Promise<void>((resolve) => (this.closed ? resolve() : granted(resolve))))
       .catch(() => {})
   }
 

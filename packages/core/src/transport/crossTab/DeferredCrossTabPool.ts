@@ -8,10 +8,12 @@ import type { CrossTabPool, CrossTabStats } from './CrossTabPool.js'
 type Held = Listener & Lease
 
 /**
- * Stands in for the cross-tab pool while its code loads (a dynamic `import()`, so an app without
- * `crossTab` never downloads it): streams subscribed meanwhile wait (no socket is opened in this tab),
- * `notifyOnce` claims are kept, and everything is handed over once the pool exists. Should the chunk
- * fail to load, this tab keeps its own sockets.
+ * Stands in for the cross-tab pool until it is needed and while its code loads (a dynamic `import()`,
+ * so an app without `crossTab` never downloads it). Like the socket pool, it is lazy: nothing loads,
+ * beats or takes a lock until the first stream or `notifyOnce` claim, so a client that is made and
+ * dropped (React StrictMode runs memo functions twice) costs nothing. Streams subscribed meanwhile
+ * wait (no socket is opened in this tab), claims are kept, and everything is handed over once the pool
+ * exists. Should the chunk fail to load, this tab keeps its own sockets.
  */
 export class DeferredCrossTabPool implements ListenerPool {
   readonly timers: SocketPool['timers']
@@ -20,14 +22,22 @@ export class DeferredCrossTabPool implements ListenerPool {
   /** claims made before the pool loaded: key → withdrawals to call once it has */
   private readonly claims = new Map<symbol, { key: string; withdraw?: () => void }>()
   private closed = false
+  private started = false
 
   constructor(
     private readonly local: SocketPool,
-    loading: Promise<ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'>>,
-    warn: (message: string) => void,
+    private readonly load: () => Promise<ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'>>,
+    private readonly warn: (message: string) => void,
   ) {
     this.timers = local.timers
-    loading.then(
+  }
+
+  /** Loads and starts the real pool, once, when something first needs it. */
+  private start(): void {
+    if (this.started || this.closed) return
+    this.started = true
+    const { local, warn } = this
+    this.load().then(
       (pool) => {
         if (this.closed) {
           pool.close()
@@ -45,7 +55,10 @@ export class DeferredCrossTabPool implements ListenerPool {
   acquire(solver: ResolvedSolver, account: Address, listener: Held): void {
     if (this.real) this.real.acquire(solver, account, listener)
     else if (this.closed) this.local.acquire(solver, account, listener) // answers `closed` and completes
-    else this.waiting.set(listener, { solver, account })
+    else {
+      this.waiting.set(listener, { solver, account })
+      this.start()
+    }
   }
 
   release(listener: Held): void {
@@ -72,6 +85,7 @@ export class DeferredCrossTabPool implements ListenerPool {
     if (this.real) return this.real.claim(key)
     const id = Symbol(key)
     this.claims.set(id, { key })
+    this.start()
     return () => {
       const claim = this.claims.get(id)
       this.claims.delete(id)

@@ -8,7 +8,8 @@ type LocksLike = ConstructorParameters<typeof CrossTabPool>[3]
 /**
  * The cross-tab pool where the browser has Web Locks and BroadcastChannel; undefined elsewhere (Node,
  * workers without them, React Native), where `warn` says so once. Its code is a dynamic `import()`:
- * bundlers put it in a chunk of its own, fetched only by apps that turn `crossTab` on.
+ * bundlers put it in a chunk of its own, fetched only by apps that turn `crossTab` on, when their
+ * first stream starts.
  */
 export function createCrossTabPool(local: SocketPool, config: NotificationsConfig, option: true | { name?: string | undefined }, warn: (message: string) => void): DeferredCrossTabPool | undefined {
   const locks = (globalThis as { navigator?: { locks?: LocksLike } }).navigator?.locks
@@ -18,6 +19,6 @@ export function createCrossTabPool(local: SocketPool, config: NotificationsConfi
   }
   const doc = (globalThis as { document?: { visibilityState?: string } }).document
   const name = (option === true ? undefined : option.name) ?? 'default'
-  const loading = import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden'))
-  return new DeferredCrossTabPool(local, loading, warn)
+  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden'))
+  return new DeferredCrossTabPool(local, load, warn)
 }
