@@ -1,34 +1,36 @@
 /**
- * Whether JSON text nests arrays and objects deeper than `limit`. Checked on a response's text before
- * it is parsed: `JSON.parse` itself copes with 100,000 levels, but everything after it that walks a
- * value (a row check, `JSON.stringify` of an error body or a relayed notification, the structured clone
- * of a cross-tab message) would overflow the stack with a `RangeError`. One pass over the characters,
- * strings skipped; real search bodies are 4 or 5 levels deep.
+ * Whether a parsed JSON value nests arrays and objects deeper than `limit`. Checked on every response
+ * right after parsing: `JSON.parse` itself copes with 100,000 levels, but everything after it that
+ * walks a value (a row check, `JSON.stringify` of an error body or a relayed notification, the
+ * structured clone of a cross-tab message) would overflow the stack with a `RangeError`. Iterative,
+ * and it visits containers only (a 100-row page is a few thousand), stopping at the first one too deep.
  */
-export function exceedsJsonDepth(text: string, limit: number): boolean {
-  let depth = 0
-  const length = text.length
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) {
-      // Skip the string, escapes included.
-      for (i++; i < length; i++) {
-        const s = text.charCodeAt(i)
-        if (s === BACKSLASH) i++
-        else if (s === QUOTE) break
+export function exceedsJsonDepth(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown> | unknown[]
+    const depth = depths.pop()!
+    if (depth > limit) return true
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child = node[i]
+        if (typeof child === 'object' && child !== null) {
+          stack.push(child)
+          depths.push(depth + 1)
+        }
       }
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > limit) return true
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--
+    } else {
+      const children = Object.values(node)
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i]
+        if (typeof child === 'object' && child !== null) {
+          stack.push(child)
+          depths.push(depth + 1)
+        }
+      }
     }
   }
   return false
 }
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d

@@ -156,10 +156,11 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     if (transportFailure === undefined || error !== transportFailure) throw error
     throw fail('NETWORK', `Search could not reach ${shown}: ${redactText((error as Error)?.message ?? String(error))}. Check the URL and the network.`, { cause: error })
   }
-  if (exceedsJsonDepth(received, MAX_JSON_DEPTH)) {
+  const parsed = parseJsonBody(received, (cause) => fail('INVALID_RESPONSE', `Search response from ${shown} is not JSON.`, { status: 200, body: received, cause }))
+  if (exceedsJsonDepth(parsed, MAX_JSON_DEPTH)) {
     throw fail('INVALID_RESPONSE', `Search response from ${shown} nests deeper than ${MAX_JSON_DEPTH} levels; no search service answers like that, check the configured URL.`, { status: 200, body: received.slice(0, 200) })
   }
-  return parseJsonBody(received, (cause) => fail('INVALID_RESPONSE', `Search response from ${shown} is not JSON.`, { status: 200, body: received, cause }))
+  return parsed
 }
 
 /** Moves `user:pass@` out of a URL into an HTTP Basic `authorization` header. */

@@ -12,6 +12,9 @@ export async function readBody(response: Response, maxBytes: number, tooLarge: (
     void response.body?.cancel().catch(() => undefined)
     throw tooLarge()
   }
+  // The common case, a declared length within the limit and no encoding: the runtime reads it natively
+  // (a body cannot run past its content-length).
+  if (!encoded && declared >= 0 && declared <= maxBytes) return response.text()
   const body = response.body
   // Runtimes without streamed bodies (some React Native fetch polyfills) read it whole, then check.
   if (!body || typeof body.getReader !== 'function') {
