@@ -5,7 +5,7 @@ import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import { type NotificationsStreamClient, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
+import { type NotificationsStreamClient, type ResumeFeature, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
 import { ResumeStream } from '../stream/resume/ResumeStream.js'
@@ -44,25 +44,20 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
 ): NotificationsClient<C> {
   const http = options.search ?? {}
   const backfill = createBackfill(http)
-  const stream = createStreamClient(options, ({ out, solver, account, options: resume, pool, transport, stats }) => {
-    return new ResumeStream(out, {
-      fetch: backfill(solver, account),
-      timers: pool.timers,
-      backoff: transport,
-      random: transport.random,
-      stats,
-      key: checkpointKey(solver.chainId, solver.solverId, account),
-      settings: {
-        since: resume.since,
-        checkpoint: resume.checkpoint,
-        maxBackfillRows: resume.maxBackfillRows ?? 10_000,
-        maxHeldFrames: resume.maxHeldFrames ?? 10_000,
-        sweepIntervalMs: resume.sweepIntervalMs,
-        dedupeWindow: resume.dedupeWindow ?? 2_048,
-        checkpointTimeoutMs: http.timeoutMs ?? 10_000,
-      },
-    })
-  }, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
+  const resume = {
+    checkpointTimeoutMs: http.timeoutMs ?? 10_000,
+    create: ({ out, solver, account, settings, pool, transport, stats }: Parameters<ResumeFeature['create']>[0]) =>
+      new ResumeStream(out, {
+        fetch: backfill(solver, account),
+        timers: pool.timers,
+        backoff: transport,
+        random: transport.random,
+        stats,
+        key: checkpointKey(solver.chainId, solver.solverId, account),
+        settings,
+      }),
+  }
+  const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
   return {
     ...stream,
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),

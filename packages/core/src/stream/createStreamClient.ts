@@ -3,17 +3,15 @@ import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, Sol
 import { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { CrossTabStats } from '../transport/crossTab/CrossTabPool.js'
-import type { ListenerPool } from '../transport/ListenerPool.js'
+import { type ListenerPool, PooledListener } from '../transport/ListenerPool.js'
 import { type Lease, SocketPool } from '../transport/SocketPool.js'
 import { Timers } from '../transport/Timers.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress } from '../utils/address.js'
-import { isPlausiblePosition } from '../utils/plausibleTime.js'
-import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import type { CheckpointStore } from './resume/CheckpointStore.js'
+import { type ResumeOptions, type ResumeSettings, resolveResumeSettings } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
@@ -29,26 +27,7 @@ export interface StreamParams<C extends NotificationsConfigInput = Notifications
   solverId?: SolverId<C> | undefined
 }
 
-/**
- * Where a resume stream starts and how far it may go (docs/architecture.md, "Resume").
- *
- * @example
- * client.notifications({ account }, { resume: { since: snapshot.takenAt, checkpoint: webStorageCheckpoints() } })
- */
-export interface ResumeOptions {
-  /** unix seconds: backfill from here at once on first subscription (e.g. when the app's history snapshot was taken) */
-  since?: number | undefined
-  /** where the position is kept across reloads and restarts; read on first subscription when `since` is not given */
-  checkpoint?: CheckpointStore | undefined
-  /** history rows one backfill may read, not counting rows already delivered (10,000) */
-  maxBackfillRows?: number | undefined
-  /** live frames held while a backfill runs; at the cap they go out in order (10,000) */
-  maxHeldFrames?: number | undefined
-  /** re-run the backfill this often while connected, for feeds that lose frames on a healthy socket (off) */
-  sweepIntervalMs?: number | undefined
-  /** recent notifications de-duplication remembers (2,048) */
-  dedupeWindow?: number | undefined
-}
+export type { ResumeOptions } from './resume/resumeOptions.js'
 
 /**
  * Per-stream options. `resume` makes the stream gap-free: it backfills through search whenever a gap
@@ -108,15 +87,14 @@ export type CrossTabFeature = (local: SocketPool, config: NotificationsConfig, o
  * subscription keeps an idle one cheap and a subscribe loop fast (heap per idle subscription, subscribe loops of 10,000 accounts). Each view is a
  * subclass, so the frame path makes no call through a selector and no event object it does not need.
  */
-abstract class ViewListener<T> implements Listener, StreamListener, Lease {
-  router: Lease['router'] = undefined
-  route: Lease['route'] = undefined
+abstract class ViewListener<T> extends PooledListener implements StreamListener {
   constructor(
     protected readonly subscriber: Subscriber<T>,
     private readonly pool: ListenerPool,
-  ) {}
-  abstract notification(notification: Notification): void
-  abstract event(event: StatusEvent | TransportErrorEvent): void
+  ) {
+    super()
+  }
+  abstract override event(event: StatusEvent | TransportErrorEvent): void
   complete(): void {
     this.subscriber.complete()
   }
@@ -173,15 +151,19 @@ class PoolObservable<T> extends Observable<T> {
  * between the socket and the subscriber. Kept out of `createStreamClient` so a live-only bundle carries
  * no backfill code.
  */
-export type ResumeFeature = (args: {
-  out: StreamListener
-  solver: ResolvedSolver
-  account: Address
-  options: ResumeOptions
-  pool: ListenerPool
-  transport: TransportOptions
-  stats: ClientStats
-}) => Listener & Lease & { start(): void; dispose(): void }
+export interface ResumeFeature {
+  /** the deadline of a checkpoint read: the search deadline */
+  readonly checkpointTimeoutMs: number
+  create(args: {
+    out: StreamListener
+    solver: ResolvedSolver
+    account: Address
+    settings: ResumeSettings
+    pool: ListenerPool
+    transport: TransportOptions
+    stats: ClientStats
+  }): Listener & Lease & { start(): void; dispose(): void }
+}
 
 /**
  * Creates the live client over one shared, reconnecting, multiplexing socket pool. Bad parameters
@@ -213,10 +195,10 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const wanted = streamOptions?.resume
     if (wanted === undefined || wanted === false) return new PoolObservable(pool, solver, account, View)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
-    const options = validateResume(wanted)
+    const settings = resolveResumeSettings(wanted, resume.checkpointTimeoutMs)
     return new Observable<T>((subscriber) => {
-      // Resume streams put a gap filler between the socket and the subscriber.
-      const filler = resume({ out: new View(subscriber, pool), solver, account, options, pool, transport: resolved, stats: stats as ClientStats })
+      // Resume streams put a ResumeStream between the socket and the subscriber.
+      const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats })
       pool.acquire(solver, account, filler)
       filler.start()
       return () => {
@@ -259,26 +241,4 @@ export function warnOnce(message: string): void {
   if (warned) return
   warned = true
   console.warn(`solver-notifications: ${message}`)
-}
-
-/** Rejects nonsense resume options with `INVALID_PARAMETERS` at the call, naming the option. */
-function validateResume(resume: true | ResumeOptions): ResumeOptions {
-  if (resume === true) return {}
-  if (typeof resume !== 'object' || resume === null) throw new ServiceError('INVALID_PARAMETERS', `resume must be true or an object of resume options, got ${String(resume)}`)
-  const check = (name: keyof ResumeOptions, ok: (v: number) => boolean, what: string) => {
-    const value = resume[name]
-    if (value !== undefined && (typeof value !== 'number' || !ok(value))) {
-      throw new ServiceError('INVALID_PARAMETERS', `resume.${name} must be ${what}, got ${String(value)}`)
-    }
-  }
-  const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
-  check('since', (v) => isPlausiblePosition(v), `unix seconds: 0 (the start of history) or a time from 2001 to a day ahead (got milliseconds? divide by 1000)`)
-  check('maxBackfillRows', positiveInteger, 'a positive integer')
-  check('maxHeldFrames', positiveInteger, 'a positive integer')
-  check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
-  check('dedupeWindow', positiveInteger, 'a positive integer')
-  if (resume.checkpoint !== undefined && (typeof resume.checkpoint?.get !== 'function' || typeof resume.checkpoint?.set !== 'function')) {
-    throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')
-  }
-  return resume
 }

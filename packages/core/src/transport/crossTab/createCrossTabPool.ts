@@ -1,9 +1,7 @@
 import type { NotificationsConfig } from '../../config/types.js'
 import type { SocketPool } from '../SocketPool.js'
-import type { CrossTabPool } from './CrossTabPool.js'
 import { DeferredCrossTabPool } from './DeferredCrossTabPool.js'
-
-type LocksLike = ConstructorParameters<typeof CrossTabPool>[3]
+import type { LocksLike } from './LeaderElection.js'
 
 /**
  * The cross-tab pool where the browser has Web Locks and BroadcastChannel; undefined elsewhere (Node,

@@ -1,0 +1,71 @@
+import { ServiceError } from '../../errors/ServiceError.js'
+import { isPlausiblePosition } from '../../utils/plausibleTime.js'
+import { MAX_TIMEOUT_MS } from '../../utils/setLongTimeout.js'
+import type { CheckpointStore } from './CheckpointStore.js'
+
+/**
+ * Where a resume stream starts and how far it may go (docs/architecture.md, "Resume").
+ *
+ * @example
+ * client.notifications({ account }, { resume: { since: snapshot.takenAt, checkpoint: webStorageCheckpoints() } })
+ */
+export interface ResumeOptions {
+  /** unix seconds: backfill from here at once on first subscription (e.g. when the app's history snapshot was taken) */
+  since?: number | undefined
+  /** where the position is kept across reloads and restarts; read on first subscription when `since` is not given */
+  checkpoint?: CheckpointStore | undefined
+  /** history rows one backfill may read, not counting rows already delivered (10,000) */
+  maxBackfillRows?: number | undefined
+  /** live frames held while a backfill runs; at the cap they go out in order (10,000) */
+  maxHeldFrames?: number | undefined
+  /** re-run the backfill this often while connected, for feeds that lose frames on a healthy socket (off) */
+  sweepIntervalMs?: number | undefined
+  /** recent notifications de-duplication remembers (2,048) */
+  dedupeWindow?: number | undefined
+}
+
+/** Resume options validated, with every default applied. */
+export interface ResumeSettings {
+  since: number | undefined
+  checkpoint: CheckpointStore | undefined
+  maxBackfillRows: number
+  maxHeldFrames: number
+  sweepIntervalMs: number | undefined
+  dedupeWindow: number
+  /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
+  checkpointTimeoutMs: number
+}
+
+/**
+ * The one place resume options are checked and completed: nonsense is `INVALID_PARAMETERS` at the
+ * call, naming the option; what is not given gets its default.
+ */
+export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTimeoutMs: number): ResumeSettings {
+  if (resume === true) resume = {}
+  if (typeof resume !== 'object' || resume === null) throw new ServiceError('INVALID_PARAMETERS', `resume must be true or an object of resume options, got ${String(resume)}`)
+  const options = resume
+  const check = (name: keyof ResumeOptions, ok: (v: number) => boolean, what: string) => {
+    const value = options[name]
+    if (value !== undefined && (typeof value !== 'number' || !ok(value))) {
+      throw new ServiceError('INVALID_PARAMETERS', `resume.${name} must be ${what}, got ${String(value)}`)
+    }
+  }
+  const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
+  check('since', (v) => isPlausiblePosition(v), `unix seconds: 0 (the start of history) or a time from 2001 to a day ahead (got milliseconds? divide by 1000)`)
+  check('maxBackfillRows', positiveInteger, 'a positive integer')
+  check('maxHeldFrames', positiveInteger, 'a positive integer')
+  check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
+  check('dedupeWindow', positiveInteger, 'a positive integer')
+  if (options.checkpoint !== undefined && (typeof options.checkpoint?.get !== 'function' || typeof options.checkpoint?.set !== 'function')) {
+    throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')
+  }
+  return {
+    since: options.since,
+    checkpoint: options.checkpoint,
+    maxBackfillRows: options.maxBackfillRows ?? 10_000,
+    maxHeldFrames: options.maxHeldFrames ?? 10_000,
+    sweepIntervalMs: options.sweepIntervalMs,
+    dedupeWindow: options.dedupeWindow ?? 2_048,
+    checkpointTimeoutMs,
+  }
+}
