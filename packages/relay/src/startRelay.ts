@@ -16,7 +16,10 @@ import { type NatsTarget, openNats } from './natsConnection.js'
 import { RelayError } from './RelayError.js'
 import { RelayCounters, type RelayStats } from './RelayStats.js'
 import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
-import { type Member, assign } from './rendezvous.js'
+import { LeaseTable } from './LeaseTable.js'
+import { Membership } from './Membership.js'
+import { assign } from './rendezvous.js'
+import { WorkerPool } from './WorkerPool.js'
 
 /**
  * Options of {@link startRelay}.
@@ -58,12 +61,6 @@ export interface Relay {
   close(): Promise<void>
 }
 
-interface Lease {
-  owner: string
-  expires: number
-  revision: number
-}
-
 const ID = /^[-_=a-zA-Z0-9]+$/
 /** Lease operations run this many at a time, so 5,000 accounts do not open 5,000 requests at once. */
 const CONCURRENCY = 64
@@ -103,8 +100,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     throw error
   }
   const { js, jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
+  const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
+  const leases = new LeaseTable(leasesKv, id, leaseTtlMs)
   try {
-    await refuseTwin(leasesKv, id, Math.max(200, Math.floor(leaseTtlMs / 3)))
+    await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
   } catch (error) {
     if (ownsNc) await nc.close()
     throw error
@@ -129,11 +128,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, ...options.client, config })
   const counters = new RelayCounters()
   const wanted = new Map<string, { watched: WatchedAccount; since: number }>()
-  const leases = new Map<string, Lease>()
-  const members = new Map<string, { maxAccounts: number; expires: number }>()
   const held = new Map<string, { revision: number; relay: AccountRelay | undefined }>()
-  const busy = new Set<string>()
   let closed = false
+  const workers = new WorkerPool(CONCURRENCY, () => closed)
 
   const onAccount = (e: KvEntry) => {
     if (e.operation !== 'PUT') {
@@ -160,22 +157,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
     wanted.set(e.key, { watched, since })
   }
+  // One bucket, two tables: heartbeats (`instances.<id>`) and leases (`leases.<key>`).
   const onLease = (e: KvEntry) => {
     const [kind, ...rest] = e.key.split('.')
     const key = rest.join('.')
-    const map = kind === 'instances' ? members : kind === 'leases' ? leases : undefined
-    if (!map) return
-    if (e.operation !== 'PUT') {
-      map.delete(key)
-      return
-    }
-    try {
-      const v = e.json<{ owner?: string; expires?: number; maxAccounts?: number }>()
-      if (kind === 'instances') members.set(key, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: v.expires ?? 0 })
-      else leases.set(key, { owner: String(v.owner), expires: v.expires ?? 0, revision: e.revision })
-    } catch {
-      map.delete(key)
-    }
+    if (kind === 'instances') membership.onEntry(key, e)
+    else if (kind === 'leases') leases.onEntry(key, e)
   }
   const watches = [await follow(accountsKv, onAccount), await follow(leasesKv, onLease)]
   // A restarted server may have lost the watchers' consumers: follow again on every reconnect.
@@ -186,30 +173,21 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
   })()
 
-  const leaseValue = () => JSON.stringify({ owner: id, expires: Date.now() + leaseTtlMs })
-
   const acquire = async (key: string) => {
     const entry = wanted.get(key)
     if (!entry) return
-    const current = leases.get(key)
-    let revision: number
-    try {
-      if (current && current.owner !== id && current.expires > Date.now()) return
-      revision = current ? await leasesKv.update(`leases.${key}`, leaseValue(), current.revision) : await leasesKv.create(`leases.${key}`, leaseValue())
-    } catch {
-      return // someone else got it first, or our view was stale: the next tick looks again
-    }
-    if (closed) return
-    const slot = { revision, relay: undefined as AccountRelay | undefined }
+    const lease = await leases.take(key)
+    if (!lease || closed) return
+    const slot = { revision: lease.revision, relay: undefined as AccountRelay | undefined }
     held.set(key, slot)
-    if (current && current.owner !== id) log(`took over ${key} from ${current.owner}`)
+    if (lease.from) log(`took over ${key} from ${lease.from}`)
     try {
       slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, counters, log, streamLost }, entry.since)
     } catch (error) {
       counters.errors++
       log(`${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
       held.delete(key)
-      await leasesKv.delete(`leases.${key}`, { previousSeq: revision }).catch(() => {})
+      await leases.giveBack(key, lease.revision)
     }
   }
 
@@ -218,53 +196,34 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (!slot) return
     held.delete(key)
     await slot.relay?.stop()
-    // Deleted only if still ours: the next owner resumes from the checkpoint just written.
-    await leasesKv.delete(`leases.${key}`, { previousSeq: slot.revision }).catch(() => {})
+    // Given back only if still ours: the next owner resumes from the checkpoint just written.
+    await leases.giveBack(key, slot.revision)
   }
 
   const renew = async (key: string) => {
     const slot = held.get(key)
     if (!slot) return
-    try {
-      slot.revision = await leasesKv.update(`leases.${key}`, leaseValue(), slot.revision)
-    } catch {
-      // Lost (we were away longer than the lease): another relay owns it now.
-      held.delete(key)
-      log(`lost the lease of ${key}`)
-      await slot.relay?.stop(0)
+    const revision = await leases.renew(key, slot.revision)
+    if (revision !== undefined) {
+      slot.revision = revision
+      return
     }
-  }
-
-  const run = async (keys: string[], job: (key: string) => Promise<void>) => {
-    let next = 0
-    const worker = async () => {
-      while (next < keys.length && !closed) {
-        const key = keys[next++]!
-        if (busy.has(key)) continue
-        busy.add(key)
-        try {
-          await job(key)
-        } finally {
-          busy.delete(key)
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, keys.length) }, worker))
+    // Lost (we were away longer than the lease): another relay owns it now.
+    held.delete(key)
+    log(`lost the lease of ${key}`)
+    await slot.relay?.stop(0)
   }
 
   let ticking: Promise<void> | undefined
   const tick = async () => {
-    const now = Date.now()
-    await leasesKv.put(`instances.${id}`, JSON.stringify({ maxAccounts, expires: now + leaseTtlMs }))
-    const live: Member[] = [{ id, maxAccounts }]
-    for (const [member, m] of members) if (member !== id && m.expires > now) live.push({ id: member, maxAccounts: m.maxAccounts })
-    const plan = assign([...wanted.keys()], live)
+    await membership.beat()
+    const plan = assign([...wanted.keys()], membership.live())
     const toRelease = [...held.keys()].filter((key) => plan.get(key) !== id)
     const toRenew = [...held.keys()].filter((key) => plan.get(key) === id)
     const toAcquire = [...plan].filter(([key, owner]) => owner === id && !held.has(key)).map(([key]) => key)
-    await run(toRelease, release)
-    await run(toRenew, renew)
-    await run(toAcquire, acquire)
+    await workers.run(toRelease, release)
+    await workers.run(toRenew, renew)
+    await workers.run(toAcquire, acquire)
   }
   const timer = setInterval(() => {
     if (closed || ticking) return
@@ -287,12 +246,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       for (const slot of held.values()) pending += slot.relay?.inFlight ?? 0
       const lagMs = counters.maxLag
       counters.maxLag = 0
-      const now = Date.now()
-      let instances = 1
-      for (const [member, m] of members) if (member !== id && m.expires > now) instances++
       return {
         instanceId: id,
-        instances,
+        instances: membership.live().length,
         owned: held.size,
         accounts: wanted.size,
         received: counters.received,
@@ -312,7 +268,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       await ticking
       closed = true
       await Promise.all([...held.keys()].map(release))
-      await leasesKv.delete(`instances.${id}`).catch(() => {})
+      await membership.leave()
       for (const w of watches) w.stop()
       client.close()
       if (ownsNc) await nc.drain()
@@ -326,34 +282,6 @@ function resolveConfig(config: RelayOptions['config']): NotificationsConfig {
     return createConfig(config as NotificationsConfigInput)
   } catch (cause) {
     throw new RelayError('INVALID_CONFIG', `The solvers config is invalid: ${(cause as Error)?.message ?? String(cause)}`, { cause })
-  }
-}
-
-/**
- * Refuses to start next to a running relay of the same instance id: two of them would take each
- * other's leases in turn for ever. A fresh heartbeat may also be a crashed predecessor's, so the
- * entry is watched for one heartbeat interval and a half: only a live relay renews it.
- */
-async function refuseTwin(leases: KV, id: string, heartbeatMs: number): Promise<void> {
-  const first = await leases.get(`instances.${id}`)
-  if (first?.operation !== 'PUT') return
-  let expires = 0
-  try {
-    expires = Number(first.json<{ expires?: number }>().expires ?? 0)
-  } catch {
-    return
-  }
-  if (!(expires > Date.now())) return
-  const deadline = Date.now() + heartbeatMs * 1.5
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(100, heartbeatMs / 4)))
-    const now = await leases.get(`instances.${id}`)
-    if (now && now.operation === 'PUT' && now.revision !== first.revision) {
-      throw new RelayError(
-        'INSTANCE_CONFLICT',
-        `Another relay is running with instance id ${JSON.stringify(id)} (its heartbeat is fresh): two would take each other's leases in turn. Give each relay its own --instance-id (or leave it out for a random one).`,
-      )
-    }
   }
 }
 

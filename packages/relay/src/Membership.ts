@@ -1,0 +1,77 @@
+import type { KV, KvEntry } from '@nats-io/kv'
+import { RelayError } from './RelayError.js'
+import type { Member } from './rendezvous.js'
+
+/**
+ * The relays that are alive, from the heartbeats every relay writes as `instances.<id>` into the
+ * leases bucket (its capacity and an expiry). Every relay computes the same assignment from it.
+ */
+export class Membership {
+  private readonly members = new Map<string, { maxAccounts: number; expires: number }>()
+
+  constructor(
+    private readonly kv: KV,
+    readonly id: string,
+    private readonly maxAccounts: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** A heartbeat entry changed (`instances.<id>`, the prefix removed). */
+  onEntry(member: string, e: KvEntry): void {
+    if (e.operation !== 'PUT') {
+      this.members.delete(member)
+      return
+    }
+    try {
+      const v = e.json<{ expires?: number; maxAccounts?: number }>()
+      this.members.set(member, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: v.expires ?? 0 })
+    } catch {
+      this.members.delete(member)
+    }
+  }
+
+  /** Writes this relay's heartbeat. */
+  async beat(): Promise<void> {
+    await this.kv.put(`instances.${this.id}`, JSON.stringify({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs }))
+  }
+
+  /** The live members, this relay first. */
+  live(now = Date.now()): Member[] {
+    const live: Member[] = [{ id: this.id, maxAccounts: this.maxAccounts }]
+    for (const [member, m] of this.members) if (member !== this.id && m.expires > now) live.push({ id: member, maxAccounts: m.maxAccounts })
+    return live
+  }
+
+  /** Leaves: the others stop counting this relay at once (not after its heartbeat expires). */
+  async leave(): Promise<void> {
+    await this.kv.delete(`instances.${this.id}`).catch(() => {})
+  }
+
+  /**
+   * Refuses to start next to a running relay of the same instance id: two of them would take each
+   * other's leases in turn for ever. A fresh heartbeat may also be a crashed predecessor's, so the
+   * entry is watched for one heartbeat interval and a half: only a live relay renews it.
+   */
+  async refuseTwin(heartbeatMs: number): Promise<void> {
+    const first = await this.kv.get(`instances.${this.id}`)
+    if (first?.operation !== 'PUT') return
+    let expires = 0
+    try {
+      expires = Number(first.json<{ expires?: number }>().expires ?? 0)
+    } catch {
+      return
+    }
+    if (!(expires > Date.now())) return
+    const deadline = Date.now() + heartbeatMs * 1.5
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, heartbeatMs / 4)))
+      const now = await this.kv.get(`instances.${this.id}`)
+      if (now && now.operation === 'PUT' && now.revision !== first.revision) {
+        throw new RelayError(
+          'INSTANCE_CONFLICT',
+          `Another relay is running with instance id ${JSON.stringify(this.id)} (its heartbeat is fresh): two would take each other's leases in turn. Give each relay its own --instance-id (or leave it out for a random one).`,
+        )
+      }
+    }
+  }
+}
