@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { build } from 'vite'
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest'
 
-// One socket per browser (issue 16), proven in real Chromium: several pages of one origin, each with
+// One socket per browser, proven in real Chromium: several pages of one origin, each with
 // its own client (crossTab on), against the simulators.
 
 const root = fileURLToPath(new URL('..', import.meta.url))

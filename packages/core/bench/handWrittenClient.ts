@@ -2,7 +2,7 @@ import ReconnectingWebSocket from 'partysocket/ws'
 import WS from 'ws'
 
 /**
- * The reference of P1–P3 (issue 11): what a user writes instead of this library for a rasa hub —
+ * The reference of the hub benchmarks (P1–P3 in the README): what a user writes instead of this library for a rasa hub —
  * `partysocket` for reconnects, `JSON.parse`, and a hand-written account filter with the subscribe
  * list coalesced per tick. No validation, no normalization, no status, no linger.
  */

@@ -11,7 +11,7 @@ const heap = () => {
 }
 
 /**
- * Scale figures (issue 11), the simulator in another process:
+ * Scale figures, the simulator in another process:
  * - enigma, 10,000 accounts (one socket each, by design): time until every socket is open, heap per
  *   account, and retried dials (0: the dial gate keeps 10,000 dials from stampeding the server);
  * - rasa, 100,000 accounts with maxAccountsPerHub 5,000: time until the server has every address,

@@ -4,7 +4,7 @@ import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
 
-// Failover across real processes (issue 15): 3 relays on a real nats-server -js, 300 accounts on
+// Failover across real processes: 3 relays on a real nats-server -js, 300 accounts on
 // both protocols, lifecycles published throughout, one relay killed with SIGKILL midway.
 
 const LEASE_TTL_MS = 3_000

@@ -1,7 +1,7 @@
 /**
  * Type rules for the known snake_case fields (docs/protocols.md, "Raw frame fields"). A known field of the frame's own protocol
  * with the wrong type makes a frame malformed; unknown fields, and the other protocol's fields, are
- * never checked. Hand-written instead of zod because this runs once per inbound frame and B1 measured
+ * never checked. Hand-written instead of zod because this runs once per inbound frame and the frame-pipeline benchmark measured
  * schema validation at a fraction of JSON.parse speed. Each field is read by its literal name (not
  * from a table) so V8 caches every lookup per frame shape.
  */

@@ -5,7 +5,7 @@ import type { Notification, RawPositionNotification } from '../protocol/types.js
 import { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteBook } from './QuoteState.js'
 
-// Quote state under unlucky input (issue "Trust at the edges"): each case failed before its fix.
+// Quote state under unlucky input: each case failed before its fix.
 
 const account = '0x1111111111111111111111111111111111111111'
 const T = 1_700_000_000

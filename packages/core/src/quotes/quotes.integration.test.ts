@@ -6,7 +6,7 @@ import { createConfig } from '../config/createConfig.js'
 import { isServiceError } from '../errors/ServiceError.js'
 import type { QuoteBook } from './QuoteState.js'
 
-// Live quote state against the real simulator, over real sockets and HTTP (issue 13).
+// Live quote state against the real simulator, over real sockets and HTTP.
 
 const A = '0xAbC0000000000000000000000000000000000001' as const
 const T0 = Math.floor(Date.now() / 1000)

@@ -9,7 +9,7 @@ import { searchNotifications } from './searchNotifications.js'
 import { searchPages } from './searchPages.js'
 
 // A hostile or unlucky history service on 127.0.0.1: every case here broke a promise of the search
-// client before it was fixed (issue "Trust at the edges").
+// client before it was fixed.
 
 const account = '0xAbC0000000000000000000000000000000000001'
 type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void

@@ -119,7 +119,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
   try {
     // ky runs the policy (timeout, retries, Retry-After, HTTP errors); the body goes straight to fetch as
     // the string we hold. Given to ky, it would become a stream in a Request that ky tees before every
-    // attempt, which B7 measured as the largest cost of a search on small pages.
+    // attempt, which the search benchmark measured as the largest cost of a search on small pages.
     await ky.post(target, {
       signal,
       timeout: options.timeoutMs ?? 10_000,

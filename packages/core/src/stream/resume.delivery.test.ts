@@ -7,7 +7,7 @@ import type { Lifecycle, LifecycleEvent } from '../transport/Lifecycle.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 import { memoryCheckpoints } from './resume/CheckpointStore.js'
 
-// Delivery you can trust (issue 12): each scenario that lost notifications silently, against the
+// Delivery you can trust: each scenario that lost notifications silently, against the
 // real simulator over real sockets and HTTP.
 
 const A = '0xAbC0000000000000000000000000000000000001' as const

@@ -6,7 +6,7 @@ import { fakeClient, statusesOf, errorsOf } from '../../test/fakeClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import type { SocketStatus } from './TransportEvent.js'
 
-// Defects of the transport found by a hostile server and a careless app (issue 11), each pinned here.
+// Defects of the transport found by a hostile server and a careless app, each pinned here.
 
 const account = '0xAbC0000000000000000000000000000000000001'
 const other = '0xAbC0000000000000000000000000000000000002'
