@@ -1,9 +1,9 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
+import { rejection } from '../../test/rejection.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createConfig } from '../config/createConfig.js'
-import type { ServiceRequestError } from '../errors/ServiceRequestError.js'
 import type { SearchHttpOptions } from './postJson.js'
 import { searchNotifications } from './searchNotifications.js'
 import { searchPages } from './searchPages.js'
@@ -42,14 +42,6 @@ const enigmaConfig = (url: string) =>
     chains: { 1: { defaultSolver: 'e', solvers: { e: { notifications: { protocol: 'enigma', url: url.replace('http', 'ws'), channel: 'C', searchUrl: url } } } } },
   })
 
-const rejection = async (promise: Promise<unknown>) => {
-  try {
-    await promise
-  } catch (error) {
-    return error as ServiceRequestError
-  }
-  throw new Error('expected a rejection')
-}
 const search = (url: string, options: SearchHttpOptions = {}) => searchNotifications(rasaConfig(url), { account }, { retries: 0, ...options })
 const emptyPage = JSON.stringify({ count: 0, position_state: [] })
 

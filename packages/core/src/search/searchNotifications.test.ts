@@ -1,3 +1,4 @@
+import { rejection } from '../../test/rejection.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Live, accounts, startLive } from '../../test/live.js'
 import { createConfig } from '../config/createConfig.js'
@@ -10,14 +11,6 @@ beforeEach(async () => {
 })
 afterEach(() => live.stop())
 
-const rejection = async (promise: Promise<unknown>) => {
-  try {
-    await promise
-  } catch (error) {
-    return error as ServiceRequestError
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('enigma search', () => {
   it('an answer without data (the service omits it on zero hits) is an empty page, and paging an empty history ends', async () => {
