@@ -42,7 +42,8 @@ export interface NotificationsClient<C extends NotificationsConfigInput = Notifi
 export function createNotificationsClient<C extends NotificationsConfigInput>(
   options: NotificationsClientOptions<C> & { search?: SearchHttpOptions },
 ): NotificationsClient<C> {
-  const http = options.search ?? {}
+  // History requests (search, paging, backfill, waitFor's chase) ask the same auth as the sockets.
+  const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
   const resume = {
     checkpointTimeoutMs: http.timeoutMs ?? 10_000,

@@ -26,6 +26,7 @@ function build() {
   const blocks = modules.map((m) => m.configSchema(kit)) as unknown as [z.ZodMiniObject, ...z.ZodMiniObject[]]
   const solver = z.object({
     url: z.optional(nonEmpty("an http(s) URL of the solver's API")),
+    headers: z.optional(z.record(z.string(), z.string({ error: 'expected a string header value' }), { error: 'expected an object of header names to string values' })),
     notifications: z.discriminatedUnion('protocol', blocks as never, {
       error: `expected ${modules.map((m) => m.configShape).join(' or ')}`,
     }),

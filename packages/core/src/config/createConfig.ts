@@ -2,6 +2,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import { describe } from '../utils/address.js'
 import { redactUrl } from '../utils/redactUrl.js'
 import { protocolConfigs } from '../protocol/protocols.js'
+import { HEADER_NAME, HEADER_VALUE } from './auth.js'
 import { configSchema } from './configSchema.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver } from './types.js'
@@ -56,7 +57,10 @@ export function createConfig<const C extends NotificationsConfigInput>(input: C)
     }
     const key = `${chainId}\u0000${solverId}`
     let one = canonical.get(key)
-    if (!one) canonical.set(key, (one = Object.freeze({ chainId, solverId, url: solver.url, notifications: solver.notifications })))
+    if (!one) {
+      const headers = solver.headers ? Object.freeze({ ...solver.headers }) : undefined
+      canonical.set(key, (one = Object.freeze({ chainId, solverId, url: solver.url, ...(headers ? { headers } : {}), notifications: solver.notifications })))
+    }
     return one
   }
   return Object.freeze({
@@ -101,6 +105,10 @@ function checkSemantics(input: NotificationsConfigInput, problems: string[]): vo
       const solver = chain.solvers[solverId]!
       const at = `${base}.solvers.${solverId}`
       if (solver.url !== undefined) checkUrl(solver.url, `${at}.url`, ['http:', 'https:'], allowInsecure, problems)
+      for (const [name, value] of Object.entries(solver.headers ?? {})) {
+        if (!HEADER_NAME.test(name)) problems.push(`${at}.headers: ${describe(name)} is not an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`)
+        else if (!HEADER_VALUE.test(value)) problems.push(`${at}.headers.${name}: a header value cannot contain line breaks`)
+      }
       // Each protocol names the URLs of its own block.
       const notifications = solver.notifications as unknown as Record<string, unknown>
       for (const { key, schemes } of protocolConfigs[solver.notifications.protocol].urlFields) {

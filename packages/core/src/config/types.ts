@@ -13,6 +13,8 @@ export type { ServiceRasaNotificationsConfig } from '../protocol/rasa/rasaTypes.
  */
 export interface SolverConfig {
   readonly url?: string
+  /** sent on every history request to this solver (e.g. `{ 'App-Name': 'my-app' }`), and on the socket upgrade where the runtime allows it (Node) */
+  readonly headers?: Readonly<Record<string, string>>
   readonly notifications: ServiceNotificationsConfig
 }
 

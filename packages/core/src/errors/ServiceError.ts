@@ -30,6 +30,10 @@ export type ServiceErrorCode =
   | 'REDIRECT'
   /** a quote's filled amount is not a plain decimal string: it is never compared, so that quote never settles from it */
   | 'INVALID_AMOUNT'
+  /** HTTP 401/403, or a socket refused at the upgrade or closed with 1008/4001/4003 twice: renew the credentials */
+  | 'UNAUTHORIZED'
+  /** an `auth` callback (headers, socketUrl) threw or rejected */
+  | 'AUTH'
   /** a search response body was larger than `search.maxResponseBytes` (decoded bytes) */
   | 'RESPONSE_TOO_LARGE'
 

@@ -45,6 +45,8 @@ export interface SolverEndpoint<P extends ServiceNotificationsConfig = ServiceNo
   readonly chainId: number
   readonly solverId: string
   readonly url?: string
+  /** the solver's configured headers (history requests; the socket upgrade on Node) */
+  readonly headers?: Readonly<Record<string, string>>
   readonly notifications: P
 }
 

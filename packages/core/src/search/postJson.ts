@@ -3,6 +3,7 @@ import { isServiceError } from '../errors/ServiceError.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
 import { redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
 import { exceedsJsonDepth } from './exceedsJsonDepth.js'
+import type { AuthOptions } from '../config/auth.js'
 import { parseRetryAfter } from './parseRetryAfter.js'
 import { readBody } from './readBody.js'
 
@@ -21,7 +22,12 @@ export interface SearchHttpOptions {
   maxResponseBytes?: number
   /** custom fetch (tests, proxies, React Native polyfills) */
   fetch?: typeof fetch
+  /** credentials that change: `auth.headers` is asked before every request attempt (the client's `auth` option) */
+  auth?: AuthOptions | undefined
 }
+
+/** Headers a request adds to its JSON ones, asked before every attempt (a token may be renewed between two). */
+export type RequestHeaders = () => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
 
 /** The default of {@link SearchHttpOptions.maxResponseBytes}: 32 MiB, far above 100 rows of any service. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -40,7 +46,11 @@ type Code = ConstructorParameters<typeof ServiceRequestError>[0]
 type Details = Partial<ConstructorParameters<typeof ServiceRequestError>[2]>
 
 /** POSTs JSON and returns the parsed JSON body; every failure is a typed `ServiceRequestError`. */
-export async function postJson(url: string, body: unknown, options: SearchHttpOptions & { signal?: AbortSignal | undefined }): Promise<unknown> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  options: SearchHttpOptions & { signal?: AbortSignal | undefined; headers?: RequestHeaders | undefined },
+): Promise<unknown> {
   const method = 'POST'
   // The URL may carry a token in its query: every message and the error's `url` show it redacted.
   const shown = redactUrl(url)
@@ -51,7 +61,18 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
   const json = JSON.stringify(body)
   // fetch refuses URLs with credentials; `https://user:pass@host` means HTTP Basic, so it is sent as that.
   const { url: target, authorization } = splitUserinfo(url)
-  const headers: Record<string, string> = authorization ? { ...JSON_HEADERS, authorization } : JSON_HEADERS
+  const base: Record<string, string> = authorization ? { ...JSON_HEADERS, authorization } : JSON_HEADERS
+  /** The headers of one attempt: config and auth headers asked again each time; a throw is `AUTH`. */
+  const headersNow = async (): Promise<Record<string, string>> => {
+    if (!options.headers) return base
+    let extra: Record<string, string> | undefined
+    try {
+      extra = await options.headers()
+    } catch (cause) {
+      throw fail('AUTH', `auth.headers threw for ${shown}: ${redactText((cause as Error)?.message ?? String(cause))}. Fix the callback (the request was not sent).`, { cause })
+    }
+    return extra ? { ...base, ...extra } : base
+  }
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   // Looked up per call, so a fetch patched after import (mocks, polyfills) is the one used.
   const fetcher: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
@@ -62,7 +83,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
   const send = async (request: Request): Promise<Response> => {
     let response: Response
     try {
-      response = await follow(request.url, request.signal)
+      response = await follow(request.url, request.signal, await headersNow())
       // Every body, error statuses included, is read inside the attempt, so ky's per-attempt timeout
       // covers it: a server that trickles or never ends its body cannot hold a search (or a resume
       // stream waiting on it) past the deadline.
@@ -81,7 +102,7 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     return new Response(null, { status: response.status, statusText: response.statusText, headers })
   }
   /** fetch without following redirects: only a same-origin 307/308 is followed, by hand and at most a few times. */
-  const follow = async (first: string, requestSignal: AbortSignal): Promise<Response> => {
+  const follow = async (first: string, requestSignal: AbortSignal, headers: Record<string, string>): Promise<Response> => {
     const seen = new Set<string>()
     let target = first
     for (;;) {
@@ -144,9 +165,12 @@ export async function postJson(url: string, body: unknown, options: SearchHttpOp
     if (error instanceof HTTPError) {
       const status = error.response.status
       const retryAfter = error.response.headers.get('retry-after')
+      const refused = status === 401 || status === 403
       throw fail(
-        'HTTP_STATUS',
-        `Search failed with HTTP ${status} from ${shown}${status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
+        refused ? 'UNAUTHORIZED' : 'HTTP_STATUS',
+        refused
+          ? `Search was refused with HTTP ${status} by ${shown}: the credentials are missing, wrong or expired. Renew them (config headers, auth.headers); the next call asks auth.headers again.`
+          : `Search failed with HTTP ${status} from ${shown}${status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
         { status, body: parseMaybeJson(errorText), retryAfterMs: retryAfter === null ? undefined : Number(retryAfter) * 1000, cause: error },
       )
     }

@@ -32,9 +32,19 @@ export async function searchSolver(
   params: SearchNotificationsParams,
   options: SearchOptions & SearchHttpOptions,
 ): Promise<NotificationSearchResult> {
-  const { search } = protocols[solver.notifications.protocol]
+  const { protocol } = solver.notifications
+  const { search } = protocols[protocol]
   const { url, body } = search.request(solver, params)
-  const json = await postJson(url, body, options)
+  const { auth } = options
+  // The solver's config headers, then what auth.headers says now (asked before every attempt).
+  const headers =
+    solver.headers || auth?.headers
+      ? async () => {
+          const fromAuth = auth?.headers ? await auth.headers({ chainId: solver.chainId, solverId: solver.solverId, protocol, url }) : undefined
+          return solver.headers || fromAuth ? { ...solver.headers, ...fromAuth } : undefined
+        }
+      : undefined
+  const json = await postJson(url, body, { ...options, headers })
   const result = parseSearchResponse(search, json)
   if (typeof result === 'string') {
     const shown = redactUrl(url)

@@ -1,3 +1,4 @@
+import type { AuthOptions } from '../config/auth.js'
 import type { NotificationsConfig, NotificationsConfigInput } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/parseNotificationFrame.js'
@@ -16,6 +17,8 @@ import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
  */
 export interface NotificationsClientOptions<C extends NotificationsConfigInput = NotificationsConfigInput> {
   config: NotificationsConfig<C>
+  /** credentials that change: headers per history request attempt, the socket URL per dial (sync or async) */
+  auth?: AuthOptions | undefined
   reconnect?: {
     /** first retry delay (500) */
     baseDelayMs?: number
@@ -82,6 +85,10 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   if (crossTab !== undefined && typeof crossTab !== 'boolean' && (typeof crossTab !== 'object' || crossTab === null || (crossTab.name !== undefined && (typeof crossTab.name !== 'string' || crossTab.name === '')))) {
     problems.push('crossTab: expected true, false or { name: a non-empty string }')
   }
+  const auth = options.auth
+  if (auth !== undefined && (typeof auth !== 'object' || auth === null || (auth.headers !== undefined && typeof auth.headers !== 'function') || (auth.socketUrl !== undefined && typeof auth.socketUrl !== 'function'))) {
+    problems.push('auth: expected { headers?(ctx), socketUrl?(ctx) }, functions that return (or resolve to) headers and a URL')
+  }
   if (lifecycle !== undefined && lifecycle !== false && typeof lifecycle?.subscribe !== 'function') {
     problems.push('lifecycle: expected { subscribe(listener) => unsubscribe } or false')
   }
@@ -101,6 +108,7 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
     maxAccountsPerHub: num(options.maxAccountsPerHub, Number.POSITIVE_INFINITY, 'maxAccountsPerHub', 1, true),
     maxConcurrentDials: num(options.maxConcurrentDials, 64, 'maxConcurrentDials', 1, true),
     createWebSocket: WebSocket ? (url) => new WebSocket(url) : defaultWebSocket(maxFrameBytes),
+    auth,
     random: fn(options.random, Math.random, 'random'),
     lifecycle: lifecycle === false ? undefined : (lifecycle ?? browserLifecycle()),
   }

@@ -69,13 +69,13 @@ describe.each(['enigma', 'rasa'] as const)('%s live stream', (protocol) => {
   it('reconnects after a drop with status detail, and keeps delivering', async () => {
     const events = record(live.client.events({ account: accounts[0], solverId: solverId() }))
     await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
-    await live.sims[protocol].dropAll(4001)
+    await live.sims[protocol].dropAll(4000)
     await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
     await expect.poll(() => live.sims[protocol].subscriptions().length).toBe(2)
     const statuses = events.values.filter((e) => e.type === 'status')
     expect(statuses.map((s) => s.status)).toEqual(['connecting', 'open', 'reconnecting', 'connecting', 'open'])
     const reconnecting = statuses[2]!
-    expect(reconnecting).toMatchObject({ attempt: 1, closeCode: 4001, closeReason: 'simulator dropAll' })
+    expect(reconnecting).toMatchObject({ attempt: 1, closeCode: 4000, closeReason: 'simulator dropAll' })
     expect(reconnecting.type === 'status' && reconnecting.retryInMs).toBeGreaterThanOrEqual(250)
     expect(reconnecting.type === 'status' && reconnecting.retryInMs).toBeLessThanOrEqual(500)
     await live.sims[protocol].instantOpen(accounts[0])

@@ -65,11 +65,17 @@ export class Connection {
 
   /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
   private readonly shown: string
+  /** credential refusals in a row (reset once a socket stayed open `resetAfterMs`) */
+  private refusals = 0
+  /** the server refused the current socket's upgrade with this HTTP status */
+  private refusedUpgrade: number | undefined
 
   constructor(
     readonly url: string,
     private readonly host: ConnectionHost,
     private readonly ctx: ConnectionContext,
+    /** what each dial uses: upgrade headers (Node), and the URL asked anew before every dial (`auth.socketUrl`) */
+    private readonly target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined } = {},
   ) {
     this.shown = redactUrl(url)
   }
@@ -167,12 +173,51 @@ export class Connection {
     })
   }
 
+  /** Asks for the URL to dial (auth.socketUrl, sync or async), then opens the socket. */
   private connect(): void {
+    const epoch = this.epoch
+    const resolve = this.target.resolve
+    if (!resolve) {
+      this.open(this.url)
+      return
+    }
+    let next: string | Promise<string>
+    try {
+      next = resolve()
+    } catch (cause) {
+      this.authFailed(cause)
+      return
+    }
+    if (typeof next === 'string') this.open(next)
+    else
+      Promise.resolve(next).then(
+        (url) => {
+          if (this.epoch === epoch) this.open(url)
+        },
+        (cause: unknown) => {
+          if (this.epoch === epoch) this.authFailed(cause)
+        },
+      )
+  }
+
+  private authFailed(cause: unknown): void {
+    const epoch = this.epoch
+    this.leaveGate()
+    this.host.onError(
+      new ServiceError('AUTH', `auth.socketUrl failed for ${this.shown}: ${redactText((cause as Error)?.message ?? String(cause))}; retrying with backoff. Fix the callback.`, {
+        cause: redactCause(cause),
+      }),
+    )
+    if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: 'auth.socketUrl failed', oversize: false, afterSubscribe: undefined })
+  }
+
+  private open(url: string): void {
     const { options, timers } = this.ctx
     const epoch = this.epoch
     let ws: WebSocketLike
+    this.refusedUpgrade = undefined
     try {
-      ws = options.createWebSocket(this.url)
+      ws = options.createWebSocket(url, this.target.headers)
     } catch (cause) {
       this.leaveGate()
       this.host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.shown}; retrying. Check the configured URL.`, { cause: redactCause(cause) }))
@@ -198,7 +243,14 @@ export class Connection {
     }
     ws.onclose = (event) => {
       if (this.ws !== ws) return
-      this.lost(ws, { cause: 'server', code: event?.code, reason: event?.reason || undefined, oversize: this.oversize, afterSubscribe: this.lastSubscribe })
+      this.lost(ws, {
+        cause: 'server',
+        code: event?.code,
+        reason: event?.reason || undefined,
+        oversize: this.oversize,
+        afterSubscribe: this.lastSubscribe,
+        refusedUpgrade: this.refusedUpgrade,
+      })
     }
     ws.onerror = (event) => {
       if (this.ws === ws) this.errored(event)
@@ -228,6 +280,7 @@ export class Connection {
     this.resetTimer = this.ctx.timers.set(() => {
       this.resetTimer = undefined
       this.failures = 0
+      this.refusals = 0
     }, this.ctx.options.resetAfterMs)
     this.startHeartbeat(ws)
   }
@@ -240,6 +293,12 @@ export class Connection {
       return
     }
     const message = (event as { message?: string })?.message
+    // Node's ws names the status of a refused upgrade; a 401/403 is about credentials (the close reports it).
+    const refused = /Unexpected server response: (401|403)\b/.exec(message ?? '')
+    if (refused) {
+      this.refusedUpgrade = Number(refused[1])
+      return
+    }
     this.host.onError(
       new ServiceError('SOCKET', `WebSocket error on ${this.shown}${message ? `: ${redactText(message)}` : ''}; the stream reconnects by itself`, {
         cause: redactCause((event as { error?: unknown })?.error ?? event),
@@ -279,6 +338,10 @@ export class Connection {
     const epoch = this.epoch
     if (ws) this.abandon(ws, lost.cause === 'dead')
     const verdict = classifyClose(lost, { url: this.shown, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
+    if (verdict.refusal) {
+      this.refused(verdict.refusal, lost)
+      return
+    }
     if (verdict.oversize) {
       stats.frames.received++
       stats.frames.dropped.oversize++
@@ -307,6 +370,33 @@ export class Connection {
       stats.reconnects++
       this.dial()
     }, retryInMs)
+  }
+
+  /**
+   * The server refused this client's credentials: the first time, re-dial at once (asking
+   * `auth.socketUrl` again: a rotated token is picked up); refused again, the streams end `closed`
+   * with `UNAUTHORIZED`. At most two dials per refusal episode: no hammering.
+   */
+  private refused(what: string, lost: LostSocket): void {
+    const detail = defined({ closeCode: lost.code, closeReason: lost.reason })
+    if (this.refusals++ === 0) {
+      if (!this.enter('reconnecting', { attempt: this.failures, retryInMs: 0, ...detail })) return
+      this.retryTimer = this.ctx.timers.set(() => {
+        this.retryTimer = undefined
+        this.ctx.stats.reconnects++
+        this.dial()
+      }, 0)
+      return
+    }
+    const epoch = this.epoch
+    this.host.onError(
+      new ServiceError(
+        'UNAUTHORIZED',
+        `${this.shown} ${what} again after a re-dial with fresh credentials: they are missing, wrong or expired, so its streams end with status closed. Renew them (auth.socketUrl, the config's headers) and subscribe again.`,
+      ),
+    )
+    if (this.epoch !== epoch) return
+    this.finish({ attempt: this.failures, ...detail }, false)
   }
 
   /** Terminal: tear everything down first, then report `closed` once. */

@@ -58,7 +58,14 @@ export class SocketRouter implements ConnectionHost {
     private readonly solver: ResolvedSolver,
     private readonly ctx: RouterContext,
   ) {
-    this.connection = new Connection(solver.notifications.url, this, ctx)
+    const { url } = solver.notifications
+    const auth = ctx.options.auth
+    const socketUrl = auth?.socketUrl
+    this.connection = new Connection(url, this, ctx, {
+      headers: solver.headers,
+      // Asked before every dial: a token renewed meanwhile is the one sent.
+      resolve: socketUrl ? () => socketUrl.call(auth, { chainId: solver.chainId, solverId: solver.solverId, protocol: solver.notifications.protocol, url }) : undefined,
+    })
   }
 
   get isGone(): boolean {

@@ -1,3 +1,4 @@
+import type { AuthOptions } from '../config/auth.js'
 import type { Lifecycle } from './Lifecycle.js'
 import type { WebSocketLike } from './WebSocketLike.js'
 
@@ -25,7 +26,9 @@ export interface TransportOptions {
   maxFrameBytes: number
   maxAccountsPerHub: number
   maxConcurrentDials: number
-  createWebSocket: (url: string) => WebSocketLike
+  /** `headers` reach the upgrade request where the runtime lets them (Node's ws); browsers cannot send them */
+  createWebSocket: (url: string, headers?: Readonly<Record<string, string>>) => WebSocketLike
+  auth: AuthOptions | undefined
   random: () => number
   lifecycle: Lifecycle | undefined
 }

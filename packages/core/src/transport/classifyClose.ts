@@ -11,15 +11,22 @@ export interface LostSocket {
   oversize: boolean
   /** a hub's subscribe frame was the last thing sent and nothing came back since */
   afterSubscribe: { accounts: number; bytes: number } | undefined
+  /** the server refused the upgrade with this HTTP status (401, 403), where the runtime tells (Node) */
+  refusedUpgrade?: number | undefined
 }
 
 /** What to do about a lost socket: retry or not, and what to tell the subscribers. */
 export interface CloseVerdict {
   retry: boolean
+  /** the server refused this client's credentials: re-dial once at once (asking `auth.socketUrl` again), then give up */
+  refusal?: string | undefined
   /** counts as one oversize frame (received and dropped) */
   oversize: boolean
   error: ServiceError | undefined
 }
+
+/** Closes that mean "your credentials": one re-dial at once with fresh ones, then `UNAUTHORIZED`. */
+const AUTH_CLOSES: Readonly<Record<number, string>> = { 1008: 'policy violation', 4001: 'unauthorized', 4003: 'forbidden' }
 
 /** The default of `reconnect.shouldRetry`: everything but policy violation (1008) and unsupported data (1003). */
 export const retryAllButRefusals = (close: SocketClose): boolean => close.code !== 1008 && close.code !== 1003
@@ -43,6 +50,11 @@ export function classifyClose(
           'and reconnects. Raise maxFrameBytes if the server legitimately sends frames that large.',
       ),
     }
+  }
+  // Credentials first, whatever shouldRetry says: they get one fresh try, never a backoff loop.
+  if (lost.refusedUpgrade !== undefined) return { retry: true, oversize: false, error: undefined, refusal: `refused the upgrade with HTTP ${lost.refusedUpgrade}` }
+  if (lost.cause === 'server' && lost.code !== undefined && Object.hasOwn(AUTH_CLOSES, lost.code)) {
+    return { retry: true, oversize: false, error: undefined, refusal: `closed the socket with ${lost.code} (${AUTH_CLOSES[lost.code]})${lost.reason ? `: "${lost.reason}"` : ''}` }
   }
   if (lost.cause !== 'server' || lost.code === undefined) return { retry: true, oversize: false, error: undefined }
   const close: SocketClose = { code: lost.code, reason: lost.reason ?? '' }

@@ -134,13 +134,13 @@ describe('dead sockets and close codes', () => {
     expect((FakeWebSocket.last() as PingingFakeWebSocket).terminated).toBe(true)
   })
 
-  it.each([1008, 1003])('close code %i is not retried by default: closed plus an error event saying why', (code) => {
+  it('close code 1003 is not retried by default: closed plus an error event saying why', () => {
     const c = client()
     const events = record(c.events({ account }))
     FakeWebSocket.last().open()
-    FakeWebSocket.last().drop(code, 'go away')
-    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: code, closeReason: 'go away' })
-    expect(errors(events.values)).toEqual([expect.objectContaining({ code: 'SOCKET', message: expect.stringContaining(`${code}`) })])
+    FakeWebSocket.last().drop(1003, 'go away')
+    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: 1003, closeReason: 'go away' })
+    expect(errors(events.values)).toEqual([expect.objectContaining({ code: 'SOCKET', message: expect.stringContaining('1003') })])
     expect(errors(events.values)[0]!.message).toMatch(/not retried.*shouldRetry/)
     expect(events.completed).toBe(true)
     vi.runAllTimers()
@@ -148,16 +148,50 @@ describe('dead sockets and close codes', () => {
     expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
   })
 
+  it.each([1008, 4001, 4003])('close code %i (credentials) re-dials once at once; refused again, closed with UNAUTHORIZED: 2 dials, no backoff loop', (code) => {
+    const c = client()
+    const events = record(c.events({ account }))
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().drop(code, 'token expired')
+    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'reconnecting', retryInMs: 0, closeCode: code })
+    vi.advanceTimersByTime(0)
+    expect(FakeWebSocket.instances).toHaveLength(2)
+    FakeWebSocket.last().drop(code, 'token expired')
+    expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: code })
+    expect(errors(events.values).map((e) => e.code)).toEqual(['UNAUTHORIZED'])
+    expect(events.completed).toBe(true)
+    vi.runAllTimers()
+    expect(FakeWebSocket.instances).toHaveLength(2)
+    expect(c.stats()).toMatchObject({ sockets: 0, subscriptions: 0, timers: 0 })
+  })
+
+  it('a credentials close after the socket stayed open resetAfterMs costs one re-dial again (a token expiring hours later)', () => {
+    const c = client()
+    const events = record(c.events({ account }))
+    FakeWebSocket.last().open()
+    FakeWebSocket.last().drop(4001)
+    vi.advanceTimersByTime(0)
+    FakeWebSocket.last().open()
+    vi.advanceTimersByTime(5_000)
+    FakeWebSocket.last().drop(4001)
+    vi.advanceTimersByTime(0)
+    FakeWebSocket.last().open()
+    expect(statuses(events.values).at(-1)?.status).toBe('open')
+    expect(errors(events.values)).toEqual([])
+    expect(FakeWebSocket.instances).toHaveLength(3)
+    c.close()
+  })
+
   it('reconnect.shouldRetry decides per close', () => {
     const shouldRetry = vi.fn((close: { code: number; reason: string }) => close.code !== 4000)
     const c = client({ reconnect: { shouldRetry } })
     const events = record(c.events({ account }))
-    FakeWebSocket.last().drop(1008, 'policy')
+    FakeWebSocket.last().drop(1011, 'server error')
     expect(statuses(events.values).at(-1)?.status).toBe('reconnecting')
     vi.runOnlyPendingTimers()
     FakeWebSocket.last().drop(4000, 'banned')
     expect(shouldRetry.mock.calls.map(([close]) => close)).toEqual([
-      { code: 1008, reason: 'policy' },
+      { code: 1011, reason: 'server error' },
       { code: 4000, reason: 'banned' },
     ])
     expect(statuses(events.values).at(-1)).toMatchObject({ status: 'closed', closeCode: 4000 })
@@ -169,7 +203,7 @@ describe('dead sockets and close codes', () => {
     const enigma = record(c.events({ account, solverId: 'enigma' }))
     const enigmaSocket = FakeWebSocket.instances.find((ws) => ws.url === 'wss://e.example/ws')!
     enigmaSocket.open()
-    enigmaSocket.drop(1008)
+    enigmaSocket.drop(1003)
     expect(enigma.completed).toBe(true)
     expect(hub.completed).toBe(false)
     c.close()
