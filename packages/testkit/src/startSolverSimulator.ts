@@ -28,6 +28,11 @@ export interface SolverSimulatorOptions {
   enigmaOrder?: EnigmaOrder
   /** Start of the lifecycle clock in unix seconds, for deterministic `modify_time` values. */
   clockStart?: number
+  /**
+   * Require credentials: history requests need `authorization: Bearer <token>` (else 401), sockets
+   * `?token=<token>` in their URL (else the upgrade is refused with 401).
+   */
+  auth?: { token: string }
 }
 
 /**
@@ -69,6 +74,13 @@ export interface SolverSimulator {
   resume(): void
   /** Applies a fault to the next HTTP responses. */
   injectHttpFault(fault: HttpFault): void
+  /**
+   * Replaces the token (with `auth`): sockets dialed with the old one are closed with 4001 ("token
+   * expired") and history requests carrying it get 401 from now on.
+   */
+  rotateToken(next: string): Promise<void>
+  /** Request headers of every HTTP request and socket upgrade received, in order (names lowercase). */
+  requestHeaders(): Array<Record<string, string | string[] | undefined>>
   /** Every HTTP request received, in order, with its parsed JSON body. */
   httpRequests(): Array<{ method: string; url: string; body: unknown }>
   /** Every stored document, where the protocol keeps every transition (enigma); else empty. */
@@ -90,6 +102,8 @@ export interface SolverSimulator {
 interface Connection {
   record: ConnectionRecord
   ws: WebSocket
+  /** the token its URL carried (with `auth`) */
+  token: string | null
   /** lowercase accounts watched, as the protocol's subscribe frames say */
   accounts: Set<string>
   /** the protocol's own state of this socket */
@@ -121,6 +135,8 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const subscriptions: SubscriptionRecord[] = []
   let nextConnectionId = 1
   let stalled = false
+  let token = options.auth?.token
+  const headersSeen: Array<Record<string, string | string[] | undefined>> = []
 
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((error: unknown) => {
@@ -130,17 +146,24 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: MAX_BODY_BYTES })
 
   server.on('upgrade', (req, socket, head) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname
+    headersSeen.push({ ...req.headers })
+    const url = new URL(req.url ?? '/', 'http://x')
+    const path = url.pathname
     if (path !== module.wsPath) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
       return
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, path))
+    const given = url.searchParams.get('token')
+    if (token !== undefined && given !== token) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, path, given))
   })
 
-  function onConnection(ws: WebSocket, path: string): void {
+  function onConnection(ws: WebSocket, path: string, given: string | null): void {
     const record: ConnectionRecord = { id: nextConnectionId++, path, open: true, accounts: [], received: [] }
-    const connection: Connection = { record, ws, accounts: new Set(), state: speaks.newSocket(), corked: false }
+    const connection: Connection = { record, ws, token: given, accounts: new Set(), state: speaks.newSocket(), corked: false }
     connections.set(record.id, connection)
     ws.on('ping', (data) => {
       if (!stalled) ws.pong(data)
@@ -266,7 +289,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     res.setHeader('access-control-allow-origin', '*')
     res.setHeader('access-control-expose-headers', 'retry-after')
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' }).end()
+      res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, OPTIONS', 'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type', 'access-control-max-age': '600' }).end()
       return
     }
     let trickleMs = 0
@@ -283,6 +306,11 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       return
     }
     requests.push({ method: req.method ?? 'GET', url: url.pathname + url.search, body })
+    headersSeen.push({ ...req.headers })
+    if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
+      send(401, { error: 'missing or expired token: send authorization: Bearer <token>' })
+      return
+    }
     const applied = await faults.apply(req, res)
     if (applied === true) return
     if (applied) trickleMs = applied.trickleMs
@@ -357,6 +385,21 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       stalled = false
     },
     injectHttpFault: (fault) => faults.add(fault),
+    async rotateToken(next) {
+      if (token === undefined) throw new Error('rotateToken needs a simulator started with { auth: { token } }')
+      token = next
+      const closing = [...connections.values()]
+        .filter((c) => c.token !== next)
+        .map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              c.ws.once('close', () => resolve())
+              c.ws.close(4001, 'token expired')
+            }),
+        )
+      await Promise.all(closing)
+    },
+    requestHeaders: () => [...headersSeen],
     httpRequests: () => [...requests],
     documents: () => (speaks.documents?.() ?? []) as readonly StoredDocument[],
     positionStates: () => speaks.positionStates?.() ?? [],

@@ -1,0 +1,126 @@
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, describe, expect, it } from 'vitest'
+import { record } from '../../test/live.js'
+import type { AuthOptions } from '../config/auth.js'
+import { createConfig } from '../config/createConfig.js'
+import type { ServiceError } from '../errors/ServiceError.js'
+import type { NotificationEvent } from '../stream/NotificationEvent.js'
+import { type NotificationsClient, createNotificationsClient } from './createNotificationsClient.js'
+
+// Credentials and headers against the real simulator (tokens on history requests and socket URLs).
+
+const A = '0xAbC0000000000000000000000000000000000001' as const
+let sims: SolverSimulator[] = []
+let clients: NotificationsClient[] = []
+afterEach(async () => {
+  for (const c of clients) c.close()
+  clients = []
+  await Promise.all(sims.map((s) => s.close()))
+  sims = []
+})
+
+async function setup(protocol: 'enigma' | 'rasa', token: string | undefined, auth: AuthOptions | undefined) {
+  const sim = await startSolverSimulator({ protocol, ...(token ? { auth: { token } } : {}) })
+  sims.push(sim)
+  const headers = { 'App-Name': 'my-app' }
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: {
+      1: {
+        defaultSolver: 's',
+        solvers: {
+          s: {
+            url: sim.httpUrl,
+            headers,
+            notifications: protocol === 'rasa' ? { protocol, url: sim.wsUrl } : { protocol, url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl },
+          },
+        },
+      },
+    },
+  })
+  const client = createNotificationsClient({ config, auth, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 }, search: { retries: 2 } })
+  clients.push(client)
+  return { sim, client }
+}
+
+const notes = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification] : []))
+const errors = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'error' ? [e.error as ServiceError] : []))
+const upgrades = (sim: SolverSimulator) => sim.requestHeaders().filter((h) => h.upgrade === 'websocket')
+
+/** A token source the test rotates, as an app's token refresh would. */
+function tokens(first: string) {
+  let current = first
+  const auth: AuthOptions = {
+    headers: () => ({ authorization: `Bearer ${current}` }),
+    socketUrl: async ({ url }) => `${url}?token=${current}`,
+  }
+  return { auth, set: (next: string) => (current = next) }
+}
+
+describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
+  it('the config’s App-Name header reaches every history request and the socket upgrade', async () => {
+    const { sim, client } = await setup(protocol, undefined, undefined)
+    const events = record(client.events({ account: A }))
+    await sim.waitForSubscribers(A)
+    await client.search({ account: A })
+    expect(events.values.length).toBeGreaterThan(0)
+    const seen = sim.requestHeaders()
+    expect(seen.length).toBeGreaterThanOrEqual(2)
+    for (const h of seen) expect(h['app-name']).toBe('my-app')
+  })
+
+  it('a token rotated mid-stream (4001 "token expired") costs one re-dial; the resume stream backfills what was published meanwhile: nothing lost', async () => {
+    const token = tokens('t1')
+    const { sim, client } = await setup(protocol, 't1', token.auth)
+    const events = record(client.events({ account: A }, { resume: true }))
+    await sim.waitForSubscribers(A)
+    const before = await sim.instantOpen(A)
+    await events.until((v) => notes(v).length === 3)
+    token.set('t2')
+    await sim.rotateToken('t2')
+    const missed = await sim.instantOpen(A) // published while the client holds no socket
+    await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
+    const ids = notes(events.values).map((n) => n.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toContain(before.frames[2]!.id)
+    expect(ids).toContain(missed.frames[2]!.id)
+    expect(errors(events.values)).toEqual([])
+    expect(upgrades(sim)).toHaveLength(2)
+    expect(events.values.filter((e) => e.type === 'status' && e.status === 'reconnecting')).toEqual([expect.objectContaining({ closeCode: 4001, retryInMs: 0 })])
+  })
+
+  it('a wrong token ends the stream closed with UNAUTHORIZED after at most 2 dials; search is UNAUTHORIZED at once, not retried', async () => {
+    const { sim, client } = await setup(protocol, 'right', tokens('Wr0ngT0ken').auth)
+    const events = record(client.events({ account: A }))
+    await events.until(() => events.completed)
+    expect(errors(events.values).map((e) => e.code)).toEqual(['UNAUTHORIZED'])
+    expect(events.values.filter((e) => e.type === 'status').at(-1)).toMatchObject({ status: 'closed' })
+    expect(upgrades(sim).length).toBeLessThanOrEqual(2)
+    const before = sim.httpRequests().length
+    const error = await client.search({ account: A }).catch((e: ServiceError & { status?: number }) => e)
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 })
+    expect(sim.httpRequests().length - before).toBe(1)
+    expect(JSON.stringify([events.values, (error as Error).message])).not.toContain('Wr0ngT0ken')
+  })
+})
+
+it('a throwing auth callback is AUTH: a rejected search, an error event and a retried dial — never an unhandled rejection', async () => {
+  let fail = true
+  const auth: AuthOptions = {
+    headers: () => {
+      throw new Error('token store locked')
+    },
+    socketUrl: async ({ url }) => {
+      if (fail) throw new Error('token store locked')
+      return `${url}?token=t`
+    },
+  }
+  const { sim, client } = await setup('rasa', 't', auth)
+  await expect(client.search({ account: A })).rejects.toMatchObject({ code: 'AUTH', message: expect.stringContaining('token store locked') })
+  expect(sim.httpRequests()).toHaveLength(0)
+  const events = record(client.events({ account: A }))
+  await events.until((v) => errors(v).some((e) => e.code === 'AUTH'))
+  fail = false
+  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  await sim.waitForSubscribers(A)
+})
