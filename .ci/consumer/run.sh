@@ -15,7 +15,7 @@ cat > package.json <<JSON
   "@solver-notifications/testkit": "file:$(ls "$work"/solver-notifications-testkit-*.tgz)",
   "@solver-notifications/relay": "file:$(ls "$work"/solver-notifications-relay-*.tgz)",
   "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0",
-  "jest": "^30.0.0", "bun": "^1.3.0", "deno": "^2.5.0" } }
+  "jest": "^30.0.0", "jest-environment-jsdom": "^30.0.0", "bun": "^1.3.0", "deno": "^2.5.0" } }
 JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
@@ -32,6 +32,12 @@ for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundle
   echo "typescript module $1, moduleResolution $2: ok"
 done
 npx jest --ci --silent smoke.test.cjs 2>&1 | tail -3
+# Jest with the jsdom environment, against a simulator in Node (jsdom's WebSocket is the client's).
+node sim-server.mjs rasa > urls-jsdom.txt &
+server=$!
+while [ ! -s urls-jsdom.txt ]; do sleep 0.1; done
+SIM_URLS="$(head -1 urls-jsdom.txt)" npx jest --ci --silent smoke.jsdom.test.cjs 2>&1 | tail -3
+kill "$server" 2>/dev/null || true
 # Bun and Deno (registry packages) as clients of a simulator running in Node.
 for runtime in bun deno; do
   for protocol in enigma rasa; do

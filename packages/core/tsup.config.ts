@@ -1,4 +1,23 @@
 import { defineConfig } from 'tsup'
+import type { Plugin } from 'esbuild'
+
+/**
+ * ky computes the size of a form boundary with `new TextEncoder()` when its module loads; Jest's jsdom
+ * environment has no TextEncoder global, so requiring the CommonJS build (which carries ky) failed
+ * there. The size of that ASCII boundary is 40 bytes: the bundled copy gets the number.
+ */
+const kyWithoutTextEncoderAtLoad: Plugin = {
+  name: 'ky-without-text-encoder-at-load',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]ky[\\/]distribution[\\/]core[\\/]constants\.js$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises')
+      const source = await readFile(args.path, 'utf8')
+      const patched = source.replace("new TextEncoder().encode('------WebKitFormBoundaryaxpyiPgbbPti10Rw').length", '40')
+      if (patched === source) throw new Error('ky changed: re-check that nothing in it reads TextEncoder at module load')
+      return { contents: patched, loader: 'js' }
+    })
+  },
+}
 
 const shared = {
   entry: { index: 'src/index.ts', query: 'src/query/index.ts' },
@@ -11,5 +30,5 @@ export default defineConfig([
   { ...shared, format: ['esm'], dts: true, clean: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'ky', 'zod'] },
   // CommonJS: ky ships only as ESM, which require() cannot load on Node 20 (nor Jest), so the CJS
   // build carries its own copy of ky; the rest stays external.
-  { ...shared, format: ['cjs'], dts: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'] },
+  { ...shared, format: ['cjs'], dts: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },
 ])

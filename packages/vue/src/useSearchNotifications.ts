@@ -4,6 +4,9 @@ import { type UseQueryOptions, type UseQueryReturnType, useQuery } from '@tansta
 import { type MaybeRefOrGetter, computed, toValue } from 'vue'
 import { useNotificationsClient } from './useNotificationsClient.js'
 
+/** Rendering on a server (no window): Nuxt's SSR, Vite SSR. */
+const onServer = () => typeof window === 'undefined'
+
 /**
  * Searches stored history with TanStack Query; `params` may be a ref or a getter, and the query
  * follows its changes. `data` is the `kind`-tagged result (or what `select` makes of it), `error` a
@@ -27,7 +30,10 @@ export function useSearchNotifications<
   const client = useNotificationsClient<C>()
   const options = computed(() => {
     const { query, ...search } = toValue(params)
-    return { ...searchNotificationsQueryOptions<C, S>(client, search as SearchParamsFor<C, S>), ...query }
+    // Server rendering (Nuxt) does not search unless asked: the query is off on the server by default,
+    // so no request leaves while the HTML would say "pending". Opt in with `query: { enabled: true }`
+    // and TanStack's prefetch + hydration (the package README shows it).
+    return { ...searchNotificationsQueryOptions<C, S>(client, search as SearchParamsFor<C, S>), ...(onServer() ? { enabled: false } : {}), ...query }
   })
   return useQuery<SearchResultFor<C, S>, ServiceError, TData>(options as never)
 }

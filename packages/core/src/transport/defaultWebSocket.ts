@@ -14,5 +14,10 @@ export function defaultWebSocket(maxFrameBytes: number): (url: string, headers?:
     // Node can send the solver's configured headers (App-Name, …) with the upgrade request.
     return (url, headers) => new NodeWS(url, headers ? { maxPayload: maxFrameBytes, headers: { ...headers } } : { maxPayload: maxFrameBytes })
   }
+  // Elsewhere the platform's own WebSocket, when there is one: under Jest's jsdom environment the
+  // `browser` export condition hands isomorphic-ws the stub of `ws` that only throws, while jsdom has a
+  // working WebSocket.
+  const Native = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
+  if (typeof Native === 'function') return (url) => new Native(url)
   return (url) => new WS(url)
 }
