@@ -16,6 +16,7 @@ it('the CLI names what to fix and exits 2: no NATS, no config, a bad config file
   expect(run('--config', '/nonexistent/solvers.json', '--nats', 'nats://127.0.0.1:1')).toMatchObject({ status: 2, stderr: expect.stringContaining('INVALID_CONFIG: Cannot read --config /nonexistent/solvers.json') })
   expect(run('accounts', 'add', '1.beta.0xABC', '--nats', 'nats://127.0.0.1:1')).toMatchObject({ status: 2, stderr: expect.stringContaining('INVALID_ACCOUNT_KEY') })
   expect(run('--config', 'x.json', '--nats', 'nats://127.0.0.1:1', '--lease-ttl-ms', 'soon')).toMatchObject({ status: 2, stderr: expect.stringContaining('--lease-ttl-ms must be a positive integer') })
+  expect(run('--config', 'x.json', '--nats', 'nats://127.0.0.1:1', '--header', 'App-Name')).toMatchObject({ status: 2, stderr: expect.stringContaining("--header must be 'Name: value'") })
 })
 
 it('never prints a NATS password or a token, whatever fails', () => {

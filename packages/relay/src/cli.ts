@@ -6,7 +6,7 @@ import { RelayError } from './RelayError.js'
 import { startRelay } from './startRelay.js'
 
 const USAGE = `usage:
-  solver-relay --config solvers.json [--nats nats://127.0.0.1:4222] [--max-accounts N] [--lease-ttl-ms N] [--instance-id ID] [--stream NAME] [--subject-prefix P]
+  solver-relay --config solvers.json [--nats nats://127.0.0.1:4222] [--max-accounts N] [--lease-ttl-ms N] [--instance-id ID] [--stream NAME] [--subject-prefix P] [--header 'Name: value']…
   solver-relay accounts add|remove|list [KEY…] [--nats URL] [--since UNIX_SECONDS]
 KEY is <chainId>.<solverId>.<lowercase account>; --nats defaults to NATS_URL.`
 
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
         stream: { type: 'string' },
         'subject-prefix': { type: 'string' },
         since: { type: 'string' },
+        header: { type: 'string', multiple: true },
         help: { type: 'boolean' },
       },
     })
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
   if (!values.config) fail('--config solvers.json is required (the createConfig input as JSON)')
   const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
   const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
-  const config = readConfig(values.config)
+  const headers = parseHeaders(values.header ?? [])
+  const config = withHeaders(readConfig(values.config), headers)
   const relay = await startRelay({
     config: config as never,
     nats,
@@ -103,6 +105,28 @@ async function main(): Promise<void> {
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+}
+
+/** `--header 'Name: value'` (repeatable): sent to every solver, after the config's own headers. */
+function parseHeaders(lines: string[]): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
+    const at = line.indexOf(':')
+    const name = at > 0 ? line.slice(0, at).trim() : ''
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n]/.test(line)) fail(`--header must be 'Name: value' (an HTTP header name, a colon, the value), got ${JSON.stringify(line)}`)
+    headers[name] = line.slice(at + 1).trim()
+  }
+  return headers
+}
+
+/** The config with `headers` added to every solver (the solver's own win). */
+function withHeaders(config: unknown, headers: Record<string, string>): unknown {
+  if (Object.keys(headers).length === 0 || typeof config !== 'object' || config === null) return config
+  const input = config as { chains?: Record<string, { solvers?: Record<string, { headers?: Record<string, string> }> }> }
+  for (const chain of Object.values(input.chains ?? {})) {
+    for (const solver of Object.values(chain?.solvers ?? {})) if (solver && typeof solver === 'object') solver.headers = { ...headers, ...solver.headers }
+  }
+  return config
 }
 
 /** A config file is a few KiB; over this it is refused before it is read (a wrong path, a log file, a device). */

@@ -136,3 +136,18 @@ it.skipIf(!natsAvailable)('a second relay with the same instanceId refuses to st
   relays.push(again)
   expect(again.stats().instanceId).toBe('twin')
 })
+
+it.skipIf(!natsAvailable)('the solver headers of its config (and --header) reach the solver: the socket upgrade and history requests', async () => {
+  const config = configOf(sim)
+  const withHeaders = { ...config, chains: { 1: { ...config.chains[1], solvers: { beta: { ...config.chains[1].solvers.beta, headers: { 'App-Name': 'relay-test' } } } } } }
+  const relay = await startRelay({ config: withHeaders, nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  relays.push(relay)
+  const key = accountKey(1, 'beta', A)
+  await addAccounts({ servers: nats.url }, [key], { since: Math.floor(Date.now() / 1000) - 60 })
+  await until(() => relay.owned().includes(key), 'the relay to own the account')
+  await sim.waitForSubscribers(A)
+  await until(() => sim.httpRequests().length > 0, 'the first-load backfill')
+  const seen = sim.requestHeaders()
+  expect(seen.filter((h) => h.upgrade === 'websocket').map((h) => h['app-name'])).toEqual(['relay-test'])
+  expect(seen.filter((h) => h.upgrade !== 'websocket').every((h) => h['app-name'] === 'relay-test')).toBe(true)
+})
