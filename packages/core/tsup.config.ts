@@ -1,5 +1,6 @@
-import { defineConfig } from 'tsup'
-import type { Plugin } from 'esbuild'
+import { type Options, defineConfig } from 'tsup'
+
+type Plugin = NonNullable<Options['esbuildPlugins']>[number]
 
 /**
  * ky computes the size of a form boundary with `new TextEncoder()` when its module loads; Jest's jsdom

@@ -2,7 +2,7 @@ import { StrictMode } from 'react'
 import { renderToString } from 'react-dom/server'
 import { act, render, renderHook, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { NotificationsProvider } from './NotificationsProvider.js'
 import { useNotifications } from './useNotifications.js'
 

@@ -2,7 +2,7 @@ import type { QuoteState } from '@solver-notifications/core'
 import { memo } from 'react'
 import { render, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { useQuotes } from './useQuotes.js'
 
 const A = '0xAbC0000000000000000000000000000000000001'

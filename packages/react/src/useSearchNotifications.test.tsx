@@ -1,7 +1,7 @@
 import { renderHook, waitFor } from '@testing-library/react'
 import { type EnigmaSearchResult, type RasaSearchResult, type ServiceError, ServiceRequestError } from '@solver-notifications/core'
 import { afterEach, beforeEach, expect, expectTypeOf, it, vi } from 'vitest'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { useNotifications } from './useNotifications.js'
 import { Suspense } from 'react'
 import { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'

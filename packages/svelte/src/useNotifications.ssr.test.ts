@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/svelte-query'
 import { render } from 'svelte/server'
 import WebSocket from 'ws'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { type Live, startLive } from '../../core/test/live.js'
+import { type Live, startLive } from '@solver-notifications/test-support'
 import Harness from './tests/Harness.svelte'
 import Status from './tests/Status.svelte'
 

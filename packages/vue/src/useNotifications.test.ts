@@ -2,7 +2,7 @@ import { render, screen, waitFor } from '@testing-library/vue'
 import { renderToString } from '@vue/server-renderer'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSSRApp, defineComponent, effectScope, h as hyper, nextTick, ref } from 'vue'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { notificationsPlugin } from './notificationsPlugin.js'
 import { useNotifications } from './useNotifications.js'
 

@@ -1,7 +1,7 @@
 import { render, screen, waitFor } from '@testing-library/vue'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { defineComponent, h as hyper } from 'vue'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { useQuotes } from './useQuotes.js'
 
 const A = '0xAbC0000000000000000000000000000000000001'

@@ -3,7 +3,7 @@ import { QueryClient, VueQueryPlugin } from '@tanstack/vue-query'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { createSSRApp, defineComponent, h as hyper } from 'vue'
 import { renderToString } from 'vue/server-renderer'
-import { type Live, startLive } from '../../core/test/live.js'
+import { type Live, startLive } from '@solver-notifications/test-support'
 import { notificationsPlugin } from './notificationsPlugin.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
 

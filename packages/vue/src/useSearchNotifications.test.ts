@@ -2,7 +2,7 @@ import { render, screen, waitFor } from '@testing-library/vue'
 import type { RasaSearchResult } from '@solver-notifications/core'
 import { afterEach, beforeEach, expect, expectTypeOf, it, vi } from 'vitest'
 import { defineComponent, h as hyper, ref } from 'vue'
-import { type Harness, startHarness } from './testing.js'
+import { type Harness, startHarness } from '../test/harness.js'
 import { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'
 import { useSearchNotifications } from './useSearchNotifications.js'
 

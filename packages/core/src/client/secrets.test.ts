@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import { afterEach, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
-import { record } from '../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { createConfig } from '../config/createConfig.js'
 import { createNotificationsClient } from './createNotificationsClient.js'
 

@@ -1,7 +1,7 @@
 import { type SimulatorProtocolModule, type SolverSimulator, registerSimulatorProtocol, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest'
 import { FakeLocks } from '../../test/FakeLocks.js'
-import { record } from '../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
 import { createConfig } from '../config/createConfig.js'
 import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'

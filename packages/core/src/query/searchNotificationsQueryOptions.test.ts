@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { type Live, accounts, startLive } from '../../test/live.js'
+import { type Live, accounts, startLive } from '@solver-notifications/test-support'
 import { createNotificationsClient } from '../client/createNotificationsClient.js'
 import { createConfig } from '../config/createConfig.js'
 import { searchNotificationsInfiniteQueryOptions } from './searchNotificationsInfiniteQueryOptions.js'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Live, accounts, record, startLive } from '../../test/live.js'
+import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
 import { normalizeNotification } from '../protocol/normalizeNotification.js'
 import type { Notification, RawPositionNotification } from '../protocol/types.js'
 import { QuoteLedger } from './QuoteLedger.js'

@@ -1,6 +1,6 @@
 import { rejection } from '../../test/rejection.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type Live, accounts, startLive } from '../../test/live.js'
+import { type Live, accounts, startLive } from '@solver-notifications/test-support'
 import { createConfig } from '../config/createConfig.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
 import { searchNotifications } from './searchNotifications.js'

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import type { Subscription } from 'rxjs'
-import { type Live, accounts, startLive } from '../../test/live.js'
+import { type Live, accounts, startLive } from '@solver-notifications/test-support'
 import { seededRandom } from '../../test/random.js'
 
 let live: Live

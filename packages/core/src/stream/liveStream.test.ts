@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ServiceError } from '../errors/ServiceError.js'
-import { type Live, accounts, record, startLive } from '../../test/live.js'
+import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
 import type { Notification } from '../protocol/types.js'
 
 let live: Live

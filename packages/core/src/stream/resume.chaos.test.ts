@@ -1,7 +1,7 @@
 import type { SimulatorFrame, SolverSimulator } from '@solver-notifications/testkit'
 import type { Subscription } from 'rxjs'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { type Live, accounts, startLive } from '../../test/live.js'
+import { type Live, accounts, startLive } from '@solver-notifications/test-support'
 import { seededRandom } from '../../test/random.js'
 import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
 import type { Notification } from '../protocol/types.js'

@@ -1,6 +1,6 @@
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { record } from '../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { createConfig } from '../config/createConfig.js'
 import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
 import type { Lifecycle, LifecycleEvent } from '../transport/Lifecycle.js'

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type Live, accounts, record, startLive } from '../../test/live.js'
+import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 let live: Live

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
-import { record } from '../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { fakeClient, statusesOf, } from '../../test/fakeClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import type { NotificationEvent, } from '../stream/NotificationEvent.js'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Observable, filter, first, take } from 'rxjs'
 import { FakeWebSocket, PingingFakeWebSocket } from '../../test/FakeWebSocket.js'
-import { record } from '../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { fakeClient, statusesOf, errorsOf } from '../../test/fakeClient.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import type { SocketStatus } from './TransportEvent.js'

@@ -1,4 +1,4 @@
-import type { Live } from '../../../core/test/live.js'
+import type { Live } from '@solver-notifications/test-support'
 
 // Registers the test config, so svelte-check also checks the hooks' typing through `Register`:
 // literal solver ids, and search results typed by `solverId` without generics (see Search.svelte).

@@ -1,7 +1,7 @@
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { FakeLocks } from '../../../test/FakeLocks.js'
-import { record } from '../../../test/live.js'
+import { record } from '@solver-notifications/test-support'
 import { type NotificationsClient, createNotificationsClient } from '../../client/createNotificationsClient.js'
 import { createConfig } from '../../config/createConfig.js'
 import { NotificationsObserver } from '../../observers/NotificationsObserver.js'

@@ -1,8 +1,8 @@
 import { QueryClient, VueQueryPlugin } from '@tanstack/vue-query'
 import WebSocket from 'ws'
 import type { Plugin } from 'vue'
-import { startLive } from '../../core/test/live.js'
-import { notificationsPlugin } from './notificationsPlugin.js'
+import { startLive } from '@solver-notifications/test-support'
+import { notificationsPlugin } from '../src/notificationsPlugin.js'
 
 /** Test harness: core's live harness plus the Vue plugins to install. */
 export async function startHarness() {

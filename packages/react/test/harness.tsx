@@ -1,8 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import WebSocket from 'ws'
-import { startLive } from '../../core/test/live.js'
-import { NotificationsProvider } from './NotificationsProvider.js'
+import { startLive } from '@solver-notifications/test-support'
+import { NotificationsProvider } from '../src/NotificationsProvider.js'
 
 /** Test harness: core's live harness (a simulator per protocol, a client on Node `ws`) plus React providers. */
 export async function startHarness() {

@@ -1,9 +1,6 @@
 import { type EnigmaOrder, type SimulatorProtocol, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import type { Observable, Subscription } from 'rxjs'
-import { createConfig } from '../src/config/createConfig.js'
-import type { SearchHttpOptions } from '../src/search/postJson.js'
-import type { NotificationsClientOptions } from '../src/stream/clientOptions.js'
-import { type NotificationsClient, createNotificationsClient } from '../src/client/createNotificationsClient.js'
+import { type NotificationsClient, type NotificationsClientOptions, type SearchHttpOptions, createConfig, createNotificationsClient } from '@solver-notifications/core'
 
 /** Accounts with mixed casing, as users paste them. */
 export const accounts = [
