@@ -11,5 +11,7 @@ export default defineNuxtConfig({
     ssr: { resolve: { conditions: ['@solver-notifications/source', 'module', 'node', 'development|production'] } },
   },
   build: { transpile: [/@solver-notifications\//, 'example-shared'] },
+  // Type-checked against the workspace sources too (no library build needed first).
+  typescript: { tsConfig: { compilerOptions: { customConditions: ['@solver-notifications/source'] } } },
   nitro: { externals: { external: ['ws', 'isomorphic-ws'] } },
 })

@@ -97,11 +97,11 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     return { status: 'idle', error }
   }
 
-  protected afterRefused(error: ServiceError): void {
+  protected override afterRefused(error: ServiceError): void {
     this.call(() => this.options.onError?.(error))
   }
 
-  protected stopped(wasSubscribed: boolean): void {
+  protected override stopped(wasSubscribed: boolean): void {
     this.unclaim?.()
     this.unclaim = undefined
     if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
