@@ -13,6 +13,8 @@ export type RelayErrorCode =
   | 'INVALID_ACCOUNT_KEY'
   /** no NATS server answered at the given servers */
   | 'NATS_UNREACHABLE'
+  /** NATS answered but refused the credentials (token, user and password, creds) */
+  | 'NATS_AUTH'
   /** the JetStream stream exists with subjects that do not cover the relay's */
   | 'STREAM_CONFLICT'
   /** NATS answered, but JetStream is off or refused a request */

@@ -17,13 +17,13 @@ export async function freePort(): Promise<number> {
  * A real `nats-server -js` on a free loopback port with its own store directory (`.ci/run` installs
  * Debian's nats-server). `restart()` stops it and starts it again on the same port and store.
  */
-export async function startNats(): Promise<{ url: string; port: number; connections(): Promise<number>; restart(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort()
   const monitor = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'relay-nats-'))
   let child: ChildProcess | undefined
   const start = async () => {
-    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = proc
     await new Promise<void>((resolve, reject) => {
       let text = ''
