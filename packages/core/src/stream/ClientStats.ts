@@ -28,6 +28,7 @@ export function createClientStats(): Omit<ClientStats, 'timers' | 'crossTab'> {
     subscriptions: 0,
     frames: { received: 0, delivered: 0, dropped: { control: 0, malformed: 0, oversize: 0, unrouted: 0, duplicate: 0, stale: 0 } },
     reconnects: 0,
+    socketStatus: { connecting: 0, open: 0, reconnecting: 0 },
     backfills: { runs: 0, recovered: 0, truncated: 0, failed: 0, foreign: 0 },
   }
 }

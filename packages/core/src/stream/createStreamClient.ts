@@ -217,6 +217,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },
       backfills: { ...stats.backfills },
+      socketStatus: { ...stats.socketStatus },
       timers: pool.timers.pending,
       ...(crossTab ? { crossTab: crossTab.stats() } : {}),
     }),

@@ -83,6 +83,25 @@ describe.each(['enigma', 'rasa'] as const)('%s live stream', (protocol) => {
     expect(live.client.stats().reconnects).toBe(1)
   })
 
+  it('counts its sockets by state as they change (connecting/open/reconnecting), back to none when closed', async () => {
+    const seen: string[] = []
+    const shown = () => {
+      const s = live.client.stats().socketStatus
+      return `${s.connecting}/${s.open}/${s.reconnecting}`
+    }
+    const events = record(live.client.events({ account: accounts[0], solverId: solverId() }))
+    const sub = live.client.events({ account: accounts[0], solverId: solverId() }).subscribe((e) => {
+      if (e.type === 'status') seen.push(`${e.status} ${shown()}`)
+    })
+    await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+    await live.sims[protocol].dropAll(4000)
+    await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+    expect(seen).toEqual(['connecting 1/0/0', 'open 0/1/0', 'reconnecting 0/0/1', 'connecting 1/0/0', 'open 0/1/0'])
+    sub.unsubscribe()
+    live.client.close()
+    expect(shown()).toBe('0/0/0')
+  })
+
   it('drops malformed and control frames, counts them, and goes on (oversize: see below)', async () => {
     live.client.close()
     await live.stop()

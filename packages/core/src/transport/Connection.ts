@@ -153,6 +153,10 @@ export class Connection {
    */
   private enter(state: SocketStatus, detail: Detail, report = true): boolean {
     const epoch = ++this.epoch
+    // Counted here, where the state changes, so the counts by state always add up.
+    const counts = this.ctx.stats.socketStatus
+    if (this.state in counts) counts[this.state as keyof typeof counts]--
+    if (state in counts) counts[state as keyof typeof counts]++
     this.state = state
     this.event = Object.freeze({ type: 'status', status: state, ...detail })
     if (report) this.host.onStatus(this.event)

@@ -12,6 +12,8 @@ export interface TransportStats {
   }
   /** reconnect dials started after a drop */
   reconnects: number
+  /** the sockets by state now: dialling the first time, open, or waiting to dial again after a drop */
+  socketStatus: { connecting: number; open: number; reconnecting: number }
 }
 
 export function createTransportStats(): TransportStats {
@@ -20,5 +22,6 @@ export function createTransportStats(): TransportStats {
     subscriptions: 0,
     frames: { received: 0, delivered: 0, dropped: { control: 0, malformed: 0, oversize: 0, unrouted: 0 } },
     reconnects: 0,
+    socketStatus: { connecting: 0, open: 0, reconnecting: 0 },
   }
 }
