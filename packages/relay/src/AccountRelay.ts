@@ -3,7 +3,8 @@ import type { KV } from '@nats-io/kv'
 import { type Notification, type NotificationsClient, isPlausiblePosition, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
-import type { RelayCounters } from './RelayStats.js'
+import type { RelayLogger } from './relayLogger.js'
+import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
 
 /**
  * What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second.
@@ -58,6 +59,7 @@ export class AccountRelay {
   private checkpointTimer: ReturnType<typeof setTimeout> | undefined
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>()
   private stopped = false
+  private readonly count: StreamCount
 
   constructor(
     readonly watched: WatchedAccount,
@@ -66,14 +68,17 @@ export class AccountRelay {
       js: JetStreamClient
       checkpoints: KV
       subject: string
-      counters: RelayCounters
-      log: (message: string) => void
+      metrics: RelayMetrics
+      logger: RelayLogger
+      /** the wire protocol of the account's solver (a metrics label) */
+      protocolOf: (watched: WatchedAccount) => string
       /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
       streamLost: () => Promise<boolean>
     },
     private readonly start: Checkpoint,
   ) {
     this.acked = start.since
+    this.count = ctx.metrics.stream(watched.chainId, watched.solverId, ctx.protocolOf(watched))
     this.skip = start
     this.ackedIds = new Set(start.ids)
   }
@@ -86,9 +91,9 @@ export class AccountRelay {
       try {
         const value = entry.json<Checkpoint>()
         if (isPlausiblePosition(value?.since) && Array.isArray(value.ids)) start = value
-        else ctx.log(`checkpoint of ${watched.key} holds no plausible position (${JSON.stringify(value?.since)}); resuming from ${fallbackSince}`)
+        else ctx.logger.warn({ account: watched.key, since: value?.since, resumingFrom: fallbackSince }, `checkpoint of ${watched.key} holds no plausible position (${JSON.stringify(value?.since)}); resuming from ${fallbackSince}`)
       } catch {
-        ctx.log(`checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
+        ctx.logger.warn({ account: watched.key, resumingFrom: fallbackSince }, `checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
       }
     }
     const relay = new AccountRelay(watched, ctx, start)
@@ -102,10 +107,13 @@ export class AccountRelay {
     this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since } }).subscribe((event) => {
       if (event.type === 'notification') this.relay(event.notification)
       else if (event.type === 'error') {
-        this.ctx.counters.errors++
-        this.ctx.log(`${this.watched.key}: ${event.error.code}: ${event.error.message}`)
+        this.ctx.metrics.error(event.error.code)
+        this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
       } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
-      else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') this.gapFrom = undefined
+      else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
+        this.gapFrom = undefined
+        this.ctx.metrics.backfill(event.backfill.state)
+      }
     })
   }
 
@@ -114,22 +122,21 @@ export class AccountRelay {
     const key = dedupeKey(n)
     // Relayed before the takeover, at the checkpoint's own second: JetStream may have forgotten the id.
     if (this.skip && n.modifyTime === this.skip.since && this.skip.ids.includes(key)) {
-      this.ctx.counters.skipped++
+      this.ctx.metrics.skipped++
       return
     }
-    this.ctx.counters.received++
+    this.ctx.metrics.received++
+    this.count.count++
     this.publish({ n, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
   }
 
   private publish(p: Pending): void {
     this.pending.add(p)
-    const { js, subject, counters } = this.ctx
+    const { js, subject, metrics } = this.ctx
     js.publish(subject, JSON.stringify(p.n), { msgID: p.msgId }).then(
       (ack) => {
         this.pending.delete(p)
-        counters.published++
-        if (ack.duplicate) counters.duplicates++
-        counters.lag(Date.now() - p.receivedAt)
+        metrics.acked(Date.now() - p.receivedAt, ack.duplicate)
         const t = p.n.modifyTime
         if (t !== null && t > this.acked) {
           this.acked = t
@@ -141,11 +148,11 @@ export class AccountRelay {
       async (cause: unknown) => {
         // NATS away, JetStream slow, or the stream deleted: keep it pending (the checkpoint stays behind
         // it), make sure the stream exists, and try again.
-        counters.retries++
-        if (p.attempt === 0) this.ctx.log(`${this.watched.key}: publish failed (${(cause as Error)?.message ?? String(cause)}); retrying`)
+        metrics.retries++
+        if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: publish failed (${(cause as Error)?.message ?? String(cause)}); retrying`)
         const missing = await this.ctx.streamLost().catch(() => false)
         // A missing stream is an error an operator must hear about, every time it costs a publish.
-        if (missing) counters.errors++
+        if (missing) metrics.error('STREAM_MISSING')
         const delay = missing ? 0 : Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
         const timer = setTimeout(() => {
           this.retryTimers.delete(timer)
@@ -182,9 +189,10 @@ export class AccountRelay {
     try {
       await this.ctx.checkpoints.put(this.watched.key, text)
       this.written = text
-      this.ctx.counters.checkpoints++
+      this.ctx.metrics.checkpoints++
     } catch (cause) {
-      this.ctx.log(`${this.watched.key}: checkpoint not written (${(cause as Error)?.message ?? String(cause)}); a takeover may republish (de-duplicated)`)
+      this.ctx.metrics.error('CHECKPOINT')
+      this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: checkpoint not written (${(cause as Error)?.message ?? String(cause)}); a takeover may republish (de-duplicated)`)
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * What a relay has done since it started, and what it holds now.
+ * What a relay has done since it started, and what it holds now. Reading it changes nothing.
  *
  * @example
  * const { owned, published, lagMs } = relay.stats()
@@ -21,24 +21,13 @@ export interface RelayStats {
   skipped: number
   retries: number
   checkpoints: number
+  /** errors of every code (`solver_relay_errors_total{code}` has them by code) */
   errors: number
+  /** accounts taken over from a relay whose lease expired, and accounts handed over on purpose */
+  takeovers: number
+  handoffs: number
   /** publishes waiting for an acknowledgement */
   pending: number
-  /** the slowest receive → acknowledged time since the last `stats()` (ms) */
+  /** the slowest receive → acknowledged time of the last 10 seconds (ms) */
   lagMs: number
-}
-
-/** The counters the relay's parts bump. */
-export class RelayCounters {
-  received = 0
-  published = 0
-  duplicates = 0
-  skipped = 0
-  retries = 0
-  checkpoints = 0
-  errors = 0
-  maxLag = 0
-  lag(ms: number): void {
-    if (ms > this.maxLag) this.maxLag = ms
-  }
 }

@@ -2,16 +2,57 @@ import { readFileSync, statSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { isPlausiblePosition, redactText } from '@solver-notifications/core'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
+import { checkRelaySetup } from './checkRelaySetup.js'
+import type { NatsOptions } from './natsConnection.js'
+import { DEFAULT_HTTP } from './opsServer.js'
 import { RelayError } from './RelayError.js'
+import { LOG_LEVELS, type LogLevel, createRelayLogger } from './relayLogger.js'
 import { startRelay } from './startRelay.js'
 
 const USAGE = `usage:
-  solver-relay --config solvers.json [--nats nats://127.0.0.1:4222] [--max-accounts N] [--lease-ttl-ms N] [--instance-id ID] [--stream NAME] [--subject-prefix P] [--header 'Name: value']…
-  solver-relay accounts add|remove|list [KEY…] [--nats URL] [--since UNIX_SECONDS]
-KEY is <chainId>.<solverId>.<lowercase account>; --nats defaults to NATS_URL.`
+  solver-relay --config solvers.json --nats nats://host:4222 [options]     run a relay
+  solver-relay check --config solvers.json --nats nats://host:4222         validate, connect, create the stream and buckets; exit 0
+  solver-relay accounts add|remove|list [KEY…] --nats URL [--since UNIX_SECONDS]
+KEY is <chainId>.<solverId>.<lowercase account>.
+relay options: --max-accounts N  --lease-ttl-ms N  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
+  --http [HOST:PORT] (/healthz /readyz /metrics; ${DEFAULT_HTTP} without a value)  --log-format json|pretty  --log-level trace|debug|info|warn|error
+  --shutdown-timeout-ms N (20000)
+NATS options (every command): --nats-token T | --nats-user U --nats-password P | --nats-creds FILE; --tls-ca FILE --tls-cert FILE --tls-key FILE
+Every option can come from the environment as SOLVER_RELAY_<OPTION> (SOLVER_RELAY_NATS, SOLVER_RELAY_MAX_ACCOUNTS, …); flags win.
+--nats also falls back to NATS_URL. Exit codes: 0 done, 2 bad input (the message says what to fix), 1 NATS unreachable or refusing.`
+
+/** Every option, with its kind: the same table makes the flags and their `SOLVER_RELAY_*` variables. */
+const OPTIONS = {
+  config: { type: 'string' },
+  nats: { type: 'string' },
+  'nats-token': { type: 'string' },
+  'nats-user': { type: 'string' },
+  'nats-password': { type: 'string' },
+  'nats-creds': { type: 'string' },
+  'tls-ca': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'max-accounts': { type: 'string' },
+  'lease-ttl-ms': { type: 'string' },
+  'instance-id': { type: 'string' },
+  stream: { type: 'string' },
+  'subject-prefix': { type: 'string' },
+  since: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  http: { type: 'string' },
+  'log-format': { type: 'string' },
+  'log-level': { type: 'string' },
+  'shutdown-timeout-ms': { type: 'string' },
+  help: { type: 'boolean' },
+} as const
+
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K] extends { type: 'boolean' } ? boolean : string }
+
+/** `SOLVER_RELAY_MAX_ACCOUNTS` for `max-accounts`. */
+const envName = (option: string) => `SOLVER_RELAY_${option.toUpperCase().replace(/-/g, '_')}`
 
 function fail(message: string): never {
-  console.error(`solver-relay: ${message}\n${USAGE}`)
+  console.error(`solver-relay: ${redactText(message)}\n${USAGE}`)
   process.exit(2)
 }
 
@@ -22,27 +63,38 @@ const positiveInt = (name: string, value: string | undefined): number | undefine
   return n
 }
 
-async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parse>
-  function parse() {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        nats: { type: 'string' },
-        'max-accounts': { type: 'string' },
-        'lease-ttl-ms': { type: 'string' },
-        'instance-id': { type: 'string' },
-        stream: { type: 'string' },
-        'subject-prefix': { type: 'string' },
-        since: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        help: { type: 'boolean' },
-      },
-    })
+/** Flags, then `SOLVER_RELAY_*` for what the flags left out (a `--header` variable holds one header per line). */
+function readOptions(argv: string[], env: NodeJS.ProcessEnv): { values: Values; positionals: string[] } {
+  // `--http` alone means the default address; parseArgs wants a value after it.
+  const args = argv.flatMap((arg, i) => (arg === '--http' && (i === argv.length - 1 || argv[i + 1]!.startsWith('--')) ? [arg, DEFAULT_HTTP] : [arg]))
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS })
+  const out = { ...values } as Values & Record<string, unknown>
+  for (const [name, spec] of Object.entries(OPTIONS)) {
+    const fromEnv = env[envName(name)]
+    if (out[name] !== undefined || fromEnv === undefined || fromEnv === '' || spec.type === 'boolean') continue
+    out[name] = 'multiple' in spec ? fromEnv.split('\n').filter((l) => l.trim() !== '') : fromEnv
   }
+  return { values: out, positionals }
+}
+
+function natsOf(values: Values, env: NodeJS.ProcessEnv): NatsOptions {
+  const url = values.nats ?? env.NATS_URL
+  if (!url) fail(`no NATS: pass --nats nats://host:4222 or set ${envName('nats')} (or NATS_URL)`)
+  const tls = values['tls-ca'] ?? values['tls-cert'] ?? values['tls-key']
+  return {
+    servers: url.split(','),
+    token: values['nats-token'],
+    user: values['nats-user'],
+    password: values['nats-password'],
+    creds: values['nats-creds'],
+    tls: tls === undefined ? undefined : { ca: values['tls-ca'], cert: values['tls-cert'], key: values['tls-key'] },
+  }
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof readOptions>
   try {
-    parsed = parse()
+    parsed = readOptions(process.argv.slice(2), process.env)
   } catch (error) {
     fail((error as Error).message)
   }
@@ -51,9 +103,7 @@ async function main(): Promise<void> {
     console.log(USAGE)
     return
   }
-  const natsUrl = values.nats ?? process.env.NATS_URL
-  if (!natsUrl) fail('no NATS: pass --nats nats://host:4222 or set NATS_URL')
-  const nats = { servers: natsUrl.split(',') }
+  const nats = natsOf(values, process.env)
 
   if (positionals[0] === 'accounts') {
     const [, action, ...keys] = positionals
@@ -70,41 +120,57 @@ async function main(): Promise<void> {
     console.log(`${action === 'add' ? 'added' : 'removed'} ${keys.length} account(s)`)
     return
   }
-  if (positionals.length > 0) fail(`unexpected ${positionals.join(' ')}`)
-  if (!values.config) fail('--config solvers.json is required (the createConfig input as JSON)')
+  const check = positionals[0] === 'check'
+  if (positionals.length > (check ? 1 : 0)) fail(`unexpected ${positionals.slice(check ? 1 : 0).join(' ')}`)
+  if (!values.config) fail(`--config solvers.json is required (the createConfig input as JSON; or ${envName('config')})`)
   const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
   const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
+  const shutdownTimeoutMs = positiveInt('shutdown-timeout-ms', values['shutdown-timeout-ms']) ?? 20_000
+  const format = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json')
+  if (format !== 'json' && format !== 'pretty') fail(`--log-format must be json or pretty, got ${format}`)
+  const level = values['log-level'] ?? 'info'
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${level}`)
   const headers = parseHeaders(values.header ?? [])
   const config = withHeaders(readConfig(values.config), headers)
-  const relay = await startRelay({
-    config: config as never,
-    nats,
-    maxAccounts,
-    leaseTtlMs,
-    instanceId: values['instance-id'],
-    stream: values.stream,
-    subjectPrefix: values['subject-prefix'],
-    log: (line) => console.log(`${new Date().toISOString()} ${redactText(line)}`),
-  })
-  let last = relay.stats()
-  let lastAt = Date.now()
-  const report = setInterval(() => {
-    const now = Date.now()
-    const s = relay.stats()
-    const rate = ((s.published - last.published) * 1000) / (now - lastAt)
-    console.log(
-      `${new Date(now).toISOString()} ${s.instanceId}: owned ${s.owned}/${s.accounts} accounts, ${s.instances} relay(s), ${rate.toFixed(0)} notifications/s, lag ${s.lagMs} ms, pending ${s.pending}, duplicates ${s.duplicates}, errors ${s.errors}`,
-    )
-    last = s
-    lastAt = now
-  }, 1_000)
-  const stop = async () => {
-    clearInterval(report)
-    await relay.close()
-    process.exit(0)
+  const stream = values.stream
+  const subjectPrefix = values['subject-prefix']
+
+  if (check) {
+    for (const line of await checkRelaySetup({ config: config as never, nats, stream, subjectPrefix })) console.log(line)
+    return
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+
+  const instanceId = values['instance-id'] ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const logger = createRelayLogger({ instance: instanceId, format, level: level as LogLevel })
+  const relay = await startRelay({ config: config as never, nats, maxAccounts, leaseTtlMs, instanceId, stream, subjectPrefix, logger, http: values.http })
+  // The numbers are on /metrics; a line now and then shows a person at the terminal that it works.
+  const report = setInterval(() => logger.info(relay.stats(), 'stats'), 10_000)
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now, without finishing the handover (leases expire after the lease TTL; checkpoints stay behind)')
+      process.exit(1)
+    }
+    stopping = true
+    clearInterval(report)
+    logger.info({ signal, shutdownTimeoutMs }, 'signal received: draining')
+    const deadline = setTimeout(() => {
+      logger.error({ owned: relay.owned().length, shutdownTimeoutMs }, 'drain timed out: exiting with accounts not handed over (their leases expire after the lease TTL; checkpoints stay behind, so nothing is lost)')
+      process.exit(1)
+    }, shutdownTimeoutMs)
+    relay.close().then(
+      () => {
+        clearTimeout(deadline)
+        process.exit(0)
+      },
+      (error: unknown) => {
+        logger.error({}, `drain failed: ${(error as Error)?.message ?? String(error)}`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
 }
 
 /** `--header 'Name: value'` (repeatable): sent to every solver, after the config's own headers. */
@@ -147,10 +213,13 @@ function readConfig(path: string): unknown {
   }
 }
 
+/** NATS that does not answer or refuses: 1 (try again later, fix the server); everything else is input to fix: 2. */
+const EXIT_1: ReadonlySet<string> = new Set(['NATS_UNREACHABLE', 'NATS_AUTH', 'JETSTREAM'])
+
 main().catch((error: unknown) => {
   if (error instanceof RelayError) {
     console.error(`solver-relay: ${error.code}: ${redactText(error.message)}`)
-    process.exit(2)
+    process.exit(EXIT_1.has(error.code) ? 1 : 2)
   }
   // Whatever failed, URLs in its text (NATS servers with passwords, solver URLs with tokens) are redacted.
   console.error(redactText(error instanceof Error ? (error.stack ?? error.message) : String(error)))

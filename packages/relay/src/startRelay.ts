@@ -12,9 +12,13 @@ import {
 } from '@solver-notifications/core'
 import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
 import { AccountRelay } from './AccountRelay.js'
-import { type NatsTarget, openNats } from './natsConnection.js'
+import { type NatsOptions, type NatsTarget, isNatsConnection, openNats } from './natsConnection.js'
 import { RelayError } from './RelayError.js'
-import { RelayCounters, type RelayStats } from './RelayStats.js'
+import type { RelayStats } from './RelayStats.js'
+import { RelayMetrics } from './RelayMetrics.js'
+import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
+import { type Readiness, startOpsServer } from './opsServer.js'
+import type { Registry } from 'prom-client'
 import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
 import { LeaseTable } from './LeaseTable.js'
 import { Membership } from './Membership.js'
@@ -41,8 +45,12 @@ export interface RelayOptions {
   stream?: string | undefined
   /** subjects are `<subjectPrefix>.<chainId>.<solverId>.<lowercase account>` (`solver.notifications`) */
   subjectPrefix?: string | undefined
-  /** lines worth a log (takeovers, failures); silent by default */
+  /** where it logs (pino or anything with its shape): start, accounts taken and handed over, takeovers, NATS, drain; silent by default */
+  logger?: RelayLogger | undefined
+  /** the same as plain lines, for callers that do not want a logger (`logger` wins) */
   log?: ((message: string) => void) | undefined
+  /** serve `/healthz`, `/readyz` and `/metrics` on `host:port` (e.g. `127.0.0.1:9464`; port 0 picks a free one) */
+  http?: string | undefined
   /** passed to the notifications client (e.g. a `WebSocket` implementation, `reconnect`) */
   client?: Omit<Partial<NotificationsClientOptions>, 'config'> | undefined
 }
@@ -57,7 +65,16 @@ export interface Relay {
   /** the account keys it holds and watches */
   owned(): string[]
   stats(): RelayStats
-  /** hands its accounts over (checkpoints written, leases released) and disconnects */
+  /** whether it should get traffic: NATS connected, stream and buckets reachable, joined, not draining */
+  ready(): Promise<Readiness>
+  /** its Prometheus registry (`solver_relay_*` and the process metrics), to serve or merge into yours */
+  readonly registry: Registry
+  /** where `/healthz`, `/readyz` and `/metrics` are served (`host:port`), with the `http` option */
+  readonly httpAddress: string | undefined
+  /**
+   * Drains: not ready at once, hands every account over (checkpoints written, leases released), leaves,
+   * and disconnects. Idempotent: a second call waits for the same drain.
+   */
   close(): Promise<void>
 }
 
@@ -87,7 +104,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const prefix = checkSubjectPrefix(options.subjectPrefix ?? 'solver.notifications')
   const streamName = options.stream ?? 'SOLVER_NOTIFICATIONS'
   const config = resolveConfig(options.config)
-  const log = options.log ?? (() => {})
+  const logger: RelayLogger = options.logger ?? (options.log ? lineLogger(options.log) : silentLogger)
 
   const { nc, owned: ownsNc } = await openNats(options.nats, `solver-relay ${id}`)
   let storage: Awaited<ReturnType<typeof openStorage>>
@@ -113,11 +130,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const streamLost = (): Promise<boolean> => {
     recovering ??= ensureStream(jsm, streamName, prefix)
       .then((result) => {
-        if (result === 'created') log(`stream ${streamName} was missing (deleted?); re-created with subjects ${prefix}.> and the same settings`)
+        if (result === 'created') logger.warn({ stream: streamName }, `stream ${streamName} was missing (deleted?); re-created with subjects ${prefix}.> and the same settings`)
         return result === 'created'
       })
       .catch((error: unknown) => {
-        log(`stream ${streamName} could not be checked: ${(error as Error)?.message ?? String(error)}`)
+        logger.warn({ stream: streamName }, `stream ${streamName} could not be checked: ${(error as Error)?.message ?? String(error)}`)
         return false
       })
       .finally(() => {
@@ -126,10 +143,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     return recovering
   }
   const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, ...options.client, config })
-  const counters = new RelayCounters()
   const wanted = new Map<string, { watched: WatchedAccount; since: number }>()
   const held = new Map<string, { revision: number; relay: AccountRelay | undefined }>()
   let closed = false
+  let draining: Promise<void> | undefined
+  let natsConnected = true
+  let joined = false
+  const pending = () => {
+    let n = 0
+    for (const slot of held.values()) n += slot.relay?.inFlight ?? 0
+    return n
+  }
+  const metrics = new RelayMetrics({ owned: () => held.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
+  const protocolOf = (w: WatchedAccount) => {
+    try {
+      return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
+    } catch {
+      return 'unknown'
+    }
+  }
   const workers = new WorkerPool(CONCURRENCY, () => closed)
 
   const onAccount = (e: KvEntry) => {
@@ -141,7 +173,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     try {
       watched = parseAccountKey(e.key)
     } catch (error) {
-      log((error as Error).message)
+      logger.warn({ key: e.key }, (error as Error).message)
       return
     }
     let since = Math.floor(e.created.getTime() / 1000)
@@ -150,10 +182,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       if (isPlausiblePosition(value?.since)) since = value.since
       else if (value?.since !== undefined) {
         // A position in milliseconds (or days ahead) would make the backfill wait for a future that never comes.
-        log(`account ${e.key}: since ${JSON.stringify(value.since)} is not unix seconds (milliseconds?); relaying from when the key was put (${since})`)
+        logger.warn({ account: e.key, since: value.since }, `account ${e.key}: since ${JSON.stringify(value.since)} is not unix seconds (milliseconds?); relaying from when the key was put (${since})`)
       }
     } catch {
-      log(`account ${e.key}: value is not JSON; using {}`)
+      logger.warn({ account: e.key }, `account ${e.key}: value is not JSON; using {}`)
     }
     wanted.set(e.key, { watched, since })
   }
@@ -169,10 +201,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   void (async () => {
     for await (const s of nc.status()) {
       if (closed) break
-      if (s.type === 'reconnect') for (const w of watches) await w.restart().catch((e: unknown) => log(`watch restart failed: ${String(e)}`))
+      if (s.type === 'disconnect') {
+        natsConnected = false
+        logger.warn({ server: s.server }, 'NATS disconnected; reconnecting (publishes are retried, checkpoints stay behind them)')
+      } else if (s.type === 'reconnect') {
+        natsConnected = true
+        logger.info({ server: s.server }, 'NATS reconnected')
+        for (const w of watches) await w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+      }
     }
   })()
 
+  /** What one tick did, logged as counts (5,000 accounts are one line, not 5,000). */
+  let moves = { taken: 0, handedOver: 0, lost: 0, from: new Map<string, number>() }
   const acquire = async (key: string) => {
     const entry = wanted.get(key)
     if (!entry) return
@@ -180,12 +221,17 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (!lease || closed) return
     const slot = { revision: lease.revision, relay: undefined as AccountRelay | undefined }
     held.set(key, slot)
-    if (lease.from) log(`took over ${key} from ${lease.from}`)
+    if (lease.from) {
+      metrics.takeovers++
+      moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
+      logger.debug({ account: key, from: lease.from }, `took over ${key} from ${lease.from}`)
+    }
     try {
-      slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, counters, log, streamLost }, entry.since)
+      slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost }, entry.since)
+      moves.taken++
     } catch (error) {
-      counters.errors++
-      log(`${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
+      metrics.error('WATCH')
+      logger.error({ account: key }, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
       held.delete(key)
       await leases.giveBack(key, lease.revision)
     }
@@ -198,6 +244,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     await slot.relay?.stop()
     // Given back only if still ours: the next owner resumes from the checkpoint just written.
     await leases.giveBack(key, slot.revision)
+    metrics.handoffs++
+    moves.handedOver++
   }
 
   const renew = async (key: string) => {
@@ -210,13 +258,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
     // Lost (we were away longer than the lease): another relay owns it now.
     held.delete(key)
-    log(`lost the lease of ${key}`)
+    metrics.error('LEASE_LOST')
+    moves.lost++
+    logger.warn({ account: key }, `lost the lease of ${key}`)
     await slot.relay?.stop(0)
   }
 
   let ticking: Promise<void> | undefined
   const tick = async () => {
     await membership.beat()
+    joined = true
     const plan = assign([...wanted.keys()], membership.live())
     const toRelease = [...held.keys()].filter((key) => plan.get(key) !== id)
     const toRenew = [...held.keys()].filter((key) => plan.get(key) === id)
@@ -224,59 +275,131 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     await workers.run(toRelease, release)
     await workers.run(toRenew, renew)
     await workers.run(toAcquire, acquire)
+    reportMoves()
   }
-  const timer = setInterval(() => {
-    if (closed || ticking) return
+  const reportMoves = () => {
+    const { taken, handedOver, lost, from } = moves
+    moves = { taken: 0, handedOver: 0, lost: 0, from: new Map() }
+    if (from.size > 0) logger.info({ accounts: [...from.values()].reduce((a, b) => a + b, 0), from: Object.fromEntries(from) }, 'took over accounts whose leases expired')
+    if (taken > 0 || handedOver > 0 || lost > 0) logger.info({ taken, handedOver, lost, owned: held.size, accounts: wanted.size, instances: membership.live().length }, 'accounts moved')
+  }
+  const runTick = () => {
     ticking = tick()
-      .catch((error: unknown) => log(`tick failed: ${(error as Error)?.message ?? String(error)}`))
+      .catch((error: unknown) => logger.warn({}, `tick failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
         ticking = undefined
       })
+  }
+  const timer = setInterval(() => {
+    if (closed || ticking) return
+    runTick()
   }, Math.max(200, Math.floor(leaseTtlMs / 3)))
-  ticking = tick()
-    .catch((error: unknown) => log(`tick failed: ${(error as Error)?.message ?? String(error)}`))
-    .finally(() => {
-      ticking = undefined
-    })
+  runTick()
+
+  /** Stream and buckets answered within the last seconds: `/readyz` polled every second costs one request per 2 s. */
+  let storageCheck: { at: number; ok: Promise<boolean> } | undefined
+  const storageReachable = (): Promise<boolean> => {
+    if (!storageCheck || Date.now() - storageCheck.at > 2_000) {
+      const deadline = new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false).unref())
+      const probe = Promise.all([jsm.streams.info(streamName), accountsKv.status(), leasesKv.status(), checkpoints.status()]).then(
+        () => true,
+        () => false,
+      )
+      storageCheck = { at: Date.now(), ok: Promise.race([probe, deadline]) }
+    }
+    return storageCheck.ok
+  }
+  const ready = async (): Promise<Readiness> => {
+    const isDraining = draining !== undefined
+    const storage = natsConnected && !isDraining ? await storageReachable() : false
+    const checks = { nats: natsConnected, storage, joined, draining: isDraining }
+    const reason = isDraining
+      ? 'draining: handing accounts over before exit'
+      : !natsConnected
+        ? 'NATS is disconnected (reconnecting)'
+        : !storage
+          ? `the stream ${streamName} or the relay's KV buckets do not answer`
+          : !joined
+            ? 'not joined yet (no heartbeat written)'
+            : undefined
+    return { ready: reason === undefined, reason, checks }
+  }
+  const registry = metrics.registry
+  let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
+  const stop = async () => {
+    clearInterval(timer)
+    await ticking
+    closed = true
+    const handing = held.size
+    const started = Date.now()
+    logger.info({ accounts: handing }, 'drain started: handing accounts over (checkpoints first)')
+    await Promise.all([...held.keys()].map(release))
+    await membership.leave()
+    for (const w of watches) w.stop()
+    client.close()
+    logger.info({ handedOver: handing, ms: Date.now() - started }, 'drain finished')
+    reportMoves()
+    if (ownsNc) await nc.drain()
+    await ops?.close()
+  }
+  try {
+    if (options.http !== undefined) ops = await startOpsServer(options.http, { ready, registry, instanceId: id })
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  logger.info(
+    {
+      nats: isNatsConnection(options.nats) ? 'a connection of the caller' : ([] as string[]).concat(options.nats.servers),
+      auth: isNatsConnection(options.nats) ? undefined : natsAuthKind(options.nats),
+      stream: streamName,
+      subjectPrefix: prefix,
+      solvers: Object.entries(config.chains).flatMap(([chainId, chain]) => Object.keys(chain.solvers).map((solverId) => `${chainId}.${solverId}`)),
+      maxAccounts: options.maxAccounts,
+      leaseTtlMs,
+      http: ops?.address,
+    },
+    'relay started',
+  )
 
   return {
     owned: () => [...held.keys()].sort(),
-    stats: () => {
-      let pending = 0
-      for (const slot of held.values()) pending += slot.relay?.inFlight ?? 0
-      const lagMs = counters.maxLag
-      counters.maxLag = 0
-      return {
-        instanceId: id,
-        instances: membership.live().length,
-        owned: held.size,
-        accounts: wanted.size,
-        received: counters.received,
-        published: counters.published,
-        duplicates: counters.duplicates,
-        skipped: counters.skipped,
-        retries: counters.retries,
-        checkpoints: counters.checkpoints,
-        errors: counters.errors,
-        pending,
-        lagMs,
-      }
-    },
-    close: async () => {
-      if (closed) return
-      clearInterval(timer)
-      await ticking
-      closed = true
-      await Promise.all([...held.keys()].map(release))
-      await membership.leave()
-      for (const w of watches) w.stop()
-      client.close()
-      if (ownsNc) await nc.drain()
+    stats: () => ({
+      instanceId: id,
+      instances: membership.live().length,
+      owned: held.size,
+      accounts: wanted.size,
+      received: metrics.received,
+      published: metrics.published,
+      duplicates: metrics.duplicates,
+      skipped: metrics.skipped,
+      retries: metrics.retries,
+      checkpoints: metrics.checkpoints,
+      errors: metrics.errors,
+      takeovers: metrics.takeovers,
+      handoffs: metrics.handoffs,
+      pending: pending(),
+      lagMs: metrics.lagMs,
+    }),
+    ready,
+    registry,
+    httpAddress: ops?.address,
+    close: () => {
+      draining ??= stop()
+      return draining
     },
   }
 }
 
-function resolveConfig(config: RelayOptions['config']): NotificationsConfig {
+/** Which credentials the relay uses, for the start log line (never the secret itself). */
+function natsAuthKind(nats: NatsOptions): string {
+  if (nats.creds !== undefined) return 'creds file'
+  if (nats.token !== undefined) return 'token'
+  if (nats.user !== undefined) return `user ${nats.user}`
+  return 'none'
+}
+
+export function resolveConfig(config: RelayOptions['config']): NotificationsConfig {
   if (config && typeof (config as NotificationsConfig).getSolver === 'function') return config as NotificationsConfig
   try {
     return createConfig(config as NotificationsConfigInput)

@@ -1,0 +1,155 @@
+import type { ClientStats } from '@solver-notifications/core'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** What the metrics read at scrape time from the running relay. */
+export interface MetricsSource {
+  owned(): number
+  accounts(): number
+  pending(): number
+  natsConnected(): boolean
+  client(): ClientStats
+}
+
+/** One stream's notification count: its labels are fixed, so the hot path only adds 1 to a number. */
+export interface StreamCount {
+  readonly labels: { chain: string; solver: string; protocol: string }
+  count: number
+}
+
+/** The slowest value seen in the last `windowMs`, kept in one-second buckets: reading it changes nothing. */
+class SlidingMax {
+  private readonly buckets: Array<{ second: number; max: number }>
+
+  constructor(private readonly seconds: number) {
+    this.buckets = Array.from({ length: seconds }, () => ({ second: -1, max: 0 }))
+  }
+
+  add(value: number, now = Date.now()): void {
+    const second = Math.floor(now / 1000)
+    const bucket = this.buckets[second % this.seconds]!
+    if (bucket.second !== second) {
+      bucket.second = second
+      bucket.max = value
+    } else if (value > bucket.max) bucket.max = value
+  }
+
+  read(now = Date.now()): number {
+    const second = Math.floor(now / 1000)
+    let max = 0
+    for (const b of this.buckets) if (second - b.second < this.seconds && b.max > max) max = b.max
+    return max
+  }
+}
+
+/** Seconds from receiving a notification to JetStream's acknowledgement: loopback is sub-millisecond, a far NATS or a backlog seconds. */
+const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/**
+ * The relay's counters and its Prometheus registry. The parts of the relay bump plain numbers (a
+ * publish costs no label lookup); the registry copies them into `solver_relay_*` metrics when scraped.
+ */
+export class RelayMetrics {
+  readonly registry = new Registry()
+  received = 0
+  published = 0
+  duplicates = 0
+  skipped = 0
+  retries = 0
+  checkpoints = 0
+  takeovers = 0
+  handoffs = 0
+  private readonly streams = new Map<string, StreamCount>()
+  private readonly errorCodes = new Map<string, number>()
+  private readonly backfillResults = { finished: 0, truncated: 0 }
+  private readonly lag = new SlidingMax(10)
+  private readonly ack: Histogram
+
+  constructor(source: MetricsSource) {
+    const registers = [this.registry]
+    const counter = (name: string, help: string, labelNames: string[], read: (set: (labels: Record<string, string>, value: number) => void) => void) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect(this: Counter) {
+          this.reset()
+          read((labels, value) => this.inc(labels, value))
+        },
+      })
+    const gauge = (name: string, help: string, labelNames: string[], read: (set: (labels: Record<string, string>, value: number) => void) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect(this: Gauge) {
+          this.reset()
+          read((labels, value) => this.set(labels, value))
+        },
+      })
+    counter('solver_relay_notifications_total', 'Notifications received from the solvers and published (duplicates included).', ['chain', 'solver', 'protocol'], (set) => {
+      for (const s of this.streams.values()) set(s.labels, s.count)
+    })
+    this.ack = new Histogram({ name: 'solver_relay_publish_ack_seconds', help: 'From receiving a notification to its JetStream acknowledgement.', buckets: ACK_BUCKETS, registers })
+    gauge('solver_relay_accounts_owned', 'Accounts this relay holds a lease for and watches.', [], (set) => set({}, source.owned()))
+    gauge('solver_relay_accounts', 'Accounts in the accounts bucket (every relay sees all of them).', [], (set) => set({}, source.accounts()))
+    gauge('solver_relay_publishes_pending', 'Publishes waiting for a JetStream acknowledgement.', [], (set) => set({}, source.pending()))
+    gauge('solver_relay_sockets', 'Solver sockets by state.', ['state'], (set) => {
+      const s = source.client().socketStatus
+      for (const state of ['connecting', 'open', 'reconnecting'] as const) set({ state }, s[state])
+    })
+    counter('solver_relay_reconnects_total', 'Solver socket re-dials after a drop.', [], (set) => set({}, source.client().reconnects))
+    counter('solver_relay_backfills_total', 'History backfills after a drop or a takeover, by result.', ['result'], (set) => {
+      set({ result: 'finished' }, this.backfillResults.finished)
+      set({ result: 'truncated' }, this.backfillResults.truncated)
+      set({ result: 'failed' }, source.client().backfills.failed)
+    })
+    counter('solver_relay_duplicates_total', 'Publishes JetStream recognised by Nats-Msg-Id as already stored (a takeover overlap).', [], (set) => set({}, this.duplicates))
+    counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST).', ['code'], (set) => {
+      for (const [code, n] of this.errorCodes) set({ code }, n)
+    })
+    counter('solver_relay_lease_takeovers_total', "Accounts taken over from a relay whose lease had expired (it died or stalled).", [], (set) => set({}, this.takeovers))
+    counter('solver_relay_handoffs_total', 'Accounts handed over on purpose (rebalance, removal, drain): checkpoint written, lease released.', [], (set) => set({}, this.handoffs))
+    gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** The counter of one solver stream (chain, solver, protocol): made once per account, bumped per notification. */
+  stream(chainId: number, solverId: string, protocol: string): StreamCount {
+    const key = `${chainId}\u0000${solverId}\u0000${protocol}`
+    let s = this.streams.get(key)
+    if (!s) {
+      s = { labels: { chain: String(chainId), solver: solverId, protocol }, count: 0 }
+      this.streams.set(key, s)
+    }
+    return s
+  }
+
+  /** A publish JetStream acknowledged `lagMs` after the notification arrived. */
+  acked(lagMs: number, duplicate: boolean): void {
+    this.published++
+    if (duplicate) this.duplicates++
+    this.ack.observe(lagMs / 1000)
+    this.lag.add(lagMs)
+  }
+
+  error(code: string): void {
+    this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1)
+  }
+
+  backfill(result: 'finished' | 'truncated'): void {
+    this.backfillResults[result]++
+  }
+
+  get errors(): number {
+    let n = 0
+    for (const v of this.errorCodes.values()) n += v
+    return n
+  }
+
+  /** The slowest receive → acknowledged time of the last 10 seconds (ms). */
+  get lagMs(): number {
+    return this.lag.read()
+  }
+}
