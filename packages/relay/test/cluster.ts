@@ -35,10 +35,11 @@ export async function startSolvers() {
 }
 
 /** A relay in its own process, as `solver-relay` runs it (from source). */
-export function spawnRelay(file: string, natsUrl: string, id: string, extra: string[] = []): { id: string; child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+export function spawnRelay(file: string, natsUrl: string, id: string, extra: string[] = [], env: Record<string, string> = {}): { id: string; child: ChildProcess; output: string[]; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--conditions=@solver-notifications/source', '--import', 'tsx', cli, '--config', file, '--nats', natsUrl, '--instance-id', id, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: packageRoot,
+    env: { ...process.env, ...env },
   })
   const output: string[] = []
   child.stdout!.on('data', (c: Buffer) => output.push(c.toString()))
