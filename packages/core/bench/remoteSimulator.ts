@@ -28,6 +28,8 @@ export async function startRemoteSimulator(protocol: 'enigma' | 'rasa') {
     openConnections: () => call<number>({ op: 'connections' }),
     /** how many open sockets watch `account` */
     watchers: (account: string) => call<number>({ op: 'watchers', account }),
+    /** every stored document id, and each quote's latest state as [quote id, state id] */
+    published: () => call<{ ids: string[]; latest: Array<[number, string]> }>({ op: 'published' }),
     close: () => call<null>({ op: 'close' }),
   }
 }

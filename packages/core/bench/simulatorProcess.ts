@@ -8,6 +8,7 @@ type Command =
   | { id: number; op: 'publish'; frames: SimulatorFrame[]; repeat?: number; spread?: { accounts: string[] } }
   | { id: number; op: 'connections' }
   | { id: number; op: 'watchers'; account: string }
+  | { id: number; op: 'published' }
   | { id: number; op: 'close' }
 
 let sim: SolverSimulator | undefined
@@ -36,7 +37,7 @@ async function run(command: Command): Promise<unknown> {
       for (let r = 0, i = 0; r < repeat; r++) {
         for (const frame of frames) {
           const account = spread ? spread.accounts[i % spread.accounts.length]! : frame.counterparty_address
-          pending = sim!.publish(spread ? { ...frame, counterparty_address: account, quote_id: i + 1 } : frame)
+          pending = sim!.publish(spread ? { ...frame, counterparty_address: account, quote_id: i + 1, ...(frame.id ? { id: `${frame.id}-${i + 1}` } : {}) } : frame)
           // Published in one burst (one corked write per tick): the client reads at its own full speed,
           // in large chunks, instead of idling on a slower producer and paying syscalls per small read.
           ++i
@@ -51,6 +52,10 @@ async function run(command: Command): Promise<unknown> {
       const account = command.account.toLowerCase()
       return sim!.connections().filter((c) => c.open && c.accounts.includes(account)).length
     }
+    case 'published':
+      // What an independent count checks a relay against: every stored document id (enigma), and each
+      // quote's latest state (rasa: quote id, state id).
+      return { ids: sim!.documents().map((d) => String(d.data.id)), latest: sim!.positionStates().map((s) => [Number(s.quote_id), String(s.id)]) }
     case 'close':
       await sim?.close()
       setImmediate(() => process.exit(0))

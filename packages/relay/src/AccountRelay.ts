@@ -1,8 +1,8 @@
-import type { JetStreamClient } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
 import { type Notification, type NotificationsClient, isPlausiblePosition, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
+import type { JetStreamPublisher } from './JetStreamPublisher.js'
 import type { RelayLogger } from './relayLogger.js'
 import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
 
@@ -31,6 +31,8 @@ export function dedupeKey(n: Notification): string {
 
 interface Pending {
   n: Notification
+  /** its de-duplication key, and the `Nats-Msg-Id` made of it */
+  key: string
   msgId: string
   receivedAt: number
   attempt: number
@@ -39,6 +41,8 @@ interface Pending {
 /** Checkpoints are written at most this often while the position moves (and when the account is let go). */
 const CHECKPOINT_EVERY_MS = 1_000
 const RETRY_MAX_MS = 5_000
+/** How long opening an account waits for its first backfill before the next account is opened anyway. */
+const FIRST_BACKFILL_WAIT_MS = 10_000
 
 /**
  * One owned account: a resume stream from its checkpoint into JetStream, each notification published
@@ -65,7 +69,7 @@ export class AccountRelay {
     readonly watched: WatchedAccount,
     private readonly ctx: {
       client: NotificationsClient
-      js: JetStreamClient
+      publisher: JetStreamPublisher
       checkpoints: KV
       subject: string
       metrics: RelayMetrics
@@ -78,6 +82,8 @@ export class AccountRelay {
     private readonly start: Checkpoint,
   ) {
     this.acked = start.since
+    // The first backfill covers from the resume position: until it ends, that is a gap the checkpoint stays behind.
+    this.gapFrom = start.since
     this.count = ctx.metrics.stream(watched.chainId, watched.solverId, ctx.protocolOf(watched))
     this.skip = start
     this.ackedIds = new Set(start.ids)
@@ -98,8 +104,14 @@ export class AccountRelay {
     }
     const relay = new AccountRelay(watched, ctx, start)
     relay.subscribe()
+    // Opened once its first backfill ended (or failed, to be retried, or took too long): the caller's
+    // bounded worker pool then bounds the history requests a takeover of thousands of accounts makes.
+    await Promise.race([relay.firstBackfill, new Promise((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())])
     return relay
   }
+
+  private settleFirstBackfill: () => void = () => {}
+  private readonly firstBackfill = new Promise<void>((resolve) => (this.settleFirstBackfill = resolve))
 
   private subscribe(): void {
     const { client } = this.ctx
@@ -107,11 +119,13 @@ export class AccountRelay {
     this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since } }).subscribe((event) => {
       if (event.type === 'notification') this.relay(event.notification)
       else if (event.type === 'error') {
+        this.settleFirstBackfill()
         this.ctx.metrics.error(event.error.code)
         this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
       } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
       else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
         this.gapFrom = undefined
+        this.settleFirstBackfill()
         this.ctx.metrics.backfill(event.backfill.state)
       }
     })
@@ -127,42 +141,46 @@ export class AccountRelay {
     }
     this.ctx.metrics.received++
     this.count.count++
-    this.publish({ n, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
+    this.publish({ n, key, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
   }
 
   private publish(p: Pending): void {
     this.pending.add(p)
-    const { js, subject, metrics } = this.ctx
-    js.publish(subject, JSON.stringify(p.n), { msgID: p.msgId }).then(
-      (ack) => {
-        this.pending.delete(p)
-        metrics.acked(Date.now() - p.receivedAt, ack.duplicate)
-        const t = p.n.modifyTime
-        if (t !== null && t > this.acked) {
-          this.acked = t
-          this.ackedIds = new Set()
-        }
-        if (t === this.acked) this.ackedIds.add(dedupeKey(p.n))
-        this.scheduleCheckpoint()
-      },
-      async (cause: unknown) => {
-        // NATS away, JetStream slow, or the stream deleted: keep it pending (the checkpoint stays behind
-        // it), make sure the stream exists, and try again.
-        metrics.retries++
-        if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: publish failed (${(cause as Error)?.message ?? String(cause)}); retrying`)
-        const missing = await this.ctx.streamLost().catch(() => false)
-        // A missing stream is an error an operator must hear about, every time it costs a publish.
-        if (missing) metrics.error('STREAM_MISSING')
-        const delay = missing ? 0 : Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
-        const timer = setTimeout(() => {
-          this.retryTimers.delete(timer)
-          this.pending.delete(p)
-          // Let go meanwhile: the checkpoint stayed behind it, so the next owner publishes it.
-          if (!this.stopped) this.publish({ ...p, attempt: p.attempt + 1 })
-        }, delay)
-        this.retryTimers.add(timer)
-      },
-    )
+    const { publisher, subject } = this.ctx
+    publisher.publish(subject, JSON.stringify(p.n), p.msgId, (error, duplicate) => {
+      if (error) void this.retry(p, error)
+      else this.acknowledged(p, duplicate)
+    })
+  }
+
+  private acknowledged(p: Pending, duplicate: boolean): void {
+    this.pending.delete(p)
+    this.ctx.metrics.acked(Date.now() - p.receivedAt, duplicate)
+    const t = p.n.modifyTime
+    if (t !== null && t > this.acked) {
+      this.acked = t
+      this.ackedIds = new Set()
+    }
+    if (t === this.acked) this.ackedIds.add(p.key)
+    this.scheduleCheckpoint()
+  }
+
+  /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
+  private async retry(p: Pending, cause: Error): Promise<void> {
+    const { metrics } = this.ctx
+    metrics.retries++
+    if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: publish failed (${cause.message}); retrying`)
+    const missing = await this.ctx.streamLost().catch(() => false)
+    // A missing stream is an error an operator must hear about, every time it costs a publish.
+    if (missing) metrics.error('STREAM_MISSING')
+    const delay = missing ? 0 : Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer)
+      this.pending.delete(p)
+      // Let go meanwhile: the checkpoint stayed behind it, so the next owner publishes it.
+      if (!this.stopped) this.publish({ ...p, attempt: p.attempt + 1 })
+    }, delay)
+    this.retryTimers.add(timer)
   }
 
   /** Where a takeover may resume with nothing missing: behind every unacknowledged publish and every uncovered gap. */

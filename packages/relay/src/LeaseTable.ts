@@ -48,12 +48,27 @@ export class LeaseTable {
     }
   }
 
-  /** Renews a held lease; undefined when it was lost (away longer than the lease: another relay owns it). */
-  async renew(key: string, revision: number): Promise<number | undefined> {
+  /** When another relay's lease of `key` runs out; undefined when nobody else holds it. */
+  expiryOf(key: string): number | undefined {
+    const lease = this.leases.get(key)
+    return lease && lease.owner !== this.owner ? lease.expires : undefined
+  }
+
+  /**
+   * Renews a held lease: its new revision; `'lost'` when another relay owns it now (we were away longer
+   * than the lease); `'unknown'` when NATS did not answer in time (the renewal may have been stored:
+   * the revision this relay's watch saw last is taken, and the next round tries again).
+   */
+  async renew(key: string, revision: number): Promise<number | 'lost' | 'unknown'> {
     try {
       return await this.kv.update(`leases.${key}`, this.value(), revision)
-    } catch {
-      return undefined
+    } catch (error) {
+      const seen = this.leases.get(key)
+      if (/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) {
+        // Stored meanwhile by this very relay (a renewal that timed out but landed): still ours.
+        return seen && seen.owner === this.owner && seen.revision !== revision ? seen.revision : 'lost'
+      }
+      return 'unknown'
     }
   }
 

@@ -42,6 +42,13 @@ export class Membership {
     return live
   }
 
+  /** When the next other member's heartbeat runs out (it stopped beating, or beats again before): undefined when none is due. */
+  nextExpiry(now = Date.now()): number | undefined {
+    let next: number | undefined
+    for (const [member, m] of this.members) if (member !== this.id && m.expires > now && (next === undefined || m.expires < next)) next = m.expires
+    return next
+  }
+
   /** Leaves: the others stop counting this relay at once (not after its heartbeat expires). */
   async leave(): Promise<void> {
     await this.kv.delete(`instances.${this.id}`).catch(() => {})

@@ -91,16 +91,18 @@ describe.skipIf(!natsAvailable)('consumeNotifications', () => {
   })
 
   it('an ephemeral consumer on deliver new gets only what comes after it, and is removed when unsubscribed', async () => {
+    const jsm = await (await import('@nats-io/jetstream')).jetstreamManager(nc)
+    const consumers = async () => (await jsm.streams.info('SOLVER_NOTIFICATIONS')).state.consumer_count
+    const before = await consumers()
     const consumer = consumeNotifications({ nats: { servers: nats.url }, filter: { chainId: 1, solverId: 'beta' } })
     const got: ConsumedNotification[] = []
     const sub = consumer.subscribe((m) => got.push(m))
-    const jsm = await (await import('@nats-io/jetstream')).jetstreamManager(nc)
-    await until(async () => (await jsm.streams.info('SOLVER_NOTIFICATIONS')).state.consumer_count >= 1, 'the consumer to exist')
+    await until(async () => (await consumers()) === before + 1, 'the consumer to exist')
     const q = await lifecycle(A)
     await until(() => got.length === 3, 'three notifications')
     expect(quoteIds(got)).toEqual(q)
     sub.unsubscribe()
-    await until(async () => (await jsm.streams.info('SOLVER_NOTIFICATIONS')).state.consumer_count === 1, 'the ephemeral consumer to be deleted (the durable one stays)')
+    await until(async () => (await consumers()) === before, 'the ephemeral consumer to be deleted (the durable one stays)')
   })
 
   it('bad options are a RelayError naming what to fix', () => {

@@ -151,3 +151,39 @@ it.skipIf(!natsAvailable)('the solver headers of its config (and --header) reach
   expect(seen.filter((h) => h.upgrade === 'websocket').map((h) => h['app-name'])).toEqual(['relay-test'])
   expect(seen.filter((h) => h.upgrade !== 'websocket').every((h) => h['app-name'] === 'relay-test')).toBe(true)
 })
+
+it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behind its gap while live notifications flow; the next owner recovers what it missed', async () => {
+  const key = accountKey(1, 'beta', A)
+  const since = Math.floor(Date.now() / 1000) - 30
+  await addAccounts({ servers: nats.url }, [key], { since })
+  // In history only (a state the socket never announced), after `since`: only a backfill finds it.
+  const missed = { quote_id: 77, counterparty_address: A, modify_time: since + 10, create_time: since + 10, last_seen_action: 'InstantOpen', action_status: 'success', id: 'missed-77' }
+  await sim.publish(missed, { live: false })
+  // Every history request fails: the relay's first backfill keeps failing and retrying.
+  sim.injectHttpFault({ status: 503, times: 1_000 })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'gap-1' })
+  await until(() => relay.owned().includes(key), 'the relay to own the account')
+  await sim.waitForSubscribers(A)
+  await sim.instantOpen(A)
+  await until(() => relay.stats().published === 3, 'the live lifecycle to be published')
+  await until(() => relay.stats().checkpoints > 0, 'a checkpoint to be written')
+  await relay.close()
+  const nc = await connect({ servers: nats.url })
+  const checkpoint = (await (await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')).get(key))!.json<{ since: number }>()
+  // Behind the gap the failed backfill left: a takeover from here finds `missed-77`.
+  expect(checkpoint.since).toBeLessThanOrEqual(since)
+  sim.clearHttpFaults()
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'gap-2' })
+  relays.push(next)
+  const jsm = await jetstreamManager(nc)
+  await until(async () => {
+    const m = await jsm.streams.getMessage('SOLVER_NOTIFICATIONS', { last_by_subj: `solver.notifications.${key}` }).catch(() => null)
+    return (await jsm.streams.info('SOLVER_NOTIFICATIONS')).state.messages >= 4 && m !== null
+  }, 'the next owner to backfill what was missed')
+  const ids: string[] = []
+  const info = await jsm.streams.info('SOLVER_NOTIFICATIONS')
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) ids.push((await jsm.streams.getMessage('SOLVER_NOTIFICATIONS', { seq }))!.json<{ id: string }>().id)
+  expect(ids).toContain('missed-77')
+  expect(new Set(ids).size).toBe(ids.length)
+  await nc.close()
+})

@@ -12,6 +12,7 @@ import {
 } from '@solver-notifications/core'
 import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
 import { AccountRelay } from './AccountRelay.js'
+import { JetStreamPublisher } from './JetStreamPublisher.js'
 import { type NatsOptions, type NatsTarget, isNatsConnection, openNats } from './natsConnection.js'
 import { RelayError } from './RelayError.js'
 import type { RelayStats } from './RelayStats.js'
@@ -116,7 +117,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (ownsNc) await nc.close()
     throw error
   }
-  const { js, jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
+  const { jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
   const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
   const leases = new LeaseTable(leasesKv, id, leaseTtlMs)
   try {
@@ -125,6 +126,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (ownsNc) await nc.close()
     throw error
   }
+  const publisher = new JetStreamPublisher(nc)
   /** One check at a time, shared by every publish that failed meanwhile: was the stream there? */
   let recovering: Promise<boolean> | undefined
   const streamLost = (): Promise<boolean> => {
@@ -227,7 +229,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       logger.debug({ account: key, from: lease.from }, `took over ${key} from ${lease.from}`)
     }
     try {
-      slot.relay = await AccountRelay.open(entry.watched, { client, js, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost }, entry.since)
+      slot.relay = await AccountRelay.open(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost }, entry.since)
       moves.taken++
     } catch (error) {
       metrics.error('WATCH')
@@ -252,10 +254,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const slot = held.get(key)
     if (!slot) return
     const revision = await leases.renew(key, slot.revision)
-    if (revision !== undefined) {
+    if (typeof revision === 'number') {
       slot.revision = revision
       return
     }
+    // NATS slow or away: still held as far as anyone knows; the lease outlives two missed renewals.
+    if (revision === 'unknown') return
     // Lost (we were away longer than the lease): another relay owns it now.
     held.delete(key)
     metrics.error('LEASE_LOST')
@@ -273,27 +277,41 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const toRenew = [...held.keys()].filter((key) => plan.get(key) === id)
     const toAcquire = [...plan].filter(([key, owner]) => owner === id && !held.has(key)).map(([key]) => key)
     await workers.run(toRelease, release)
-    await workers.run(toRenew, renew)
-    await workers.run(toAcquire, acquire)
+    // Side by side: thousands of renewals must not hold up a takeover, nor a takeover the renewals.
+    await Promise.all([workers.run(toRenew, renew), workers.run(toAcquire, acquire)])
     reportMoves()
+    // Accounts still leased by a relay that stopped beating: look again the moment those leases run out.
+    let next = membership.nextExpiry()
+    for (const key of toAcquire) if (!held.has(key)) next = Math.min(next ?? Number.POSITIVE_INFINITY, leases.expiryOf(key) ?? Number.POSITIVE_INFINITY)
+    nextExpiry = next
   }
+  let nextExpiry: number | undefined
   const reportMoves = () => {
     const { taken, handedOver, lost, from } = moves
     moves = { taken: 0, handedOver: 0, lost: 0, from: new Map() }
     if (from.size > 0) logger.info({ accounts: [...from.values()].reduce((a, b) => a + b, 0), from: Object.fromEntries(from) }, 'took over accounts whose leases expired')
     if (taken > 0 || handedOver > 0 || lost > 0) logger.info({ taken, handedOver, lost, owned: held.size, accounts: wanted.size, instances: membership.live().length }, 'accounts moved')
   }
+  const interval = Math.max(200, Math.floor(leaseTtlMs / 3))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  /**
+   * The next round: an interval after this one, or sooner when a heartbeat or a lease this relay waits
+   * for runs out first — a dead relay's accounts are taken at its lease's expiry, not up to an interval later.
+   */
+  const schedule = () => {
+    if (closed) return
+    const now = Date.now()
+    const delay = nextExpiry !== undefined && nextExpiry > now ? Math.min(interval, nextExpiry - now + 50) : interval
+    timer = setTimeout(runTick, delay)
+  }
   const runTick = () => {
     ticking = tick()
       .catch((error: unknown) => logger.warn({}, `tick failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
         ticking = undefined
+        schedule()
       })
   }
-  const timer = setInterval(() => {
-    if (closed || ticking) return
-    runTick()
-  }, Math.max(200, Math.floor(leaseTtlMs / 3)))
   runTick()
 
   /** Stream and buckets answered within the last seconds: `/readyz` polled every second costs one request per 2 s. */
@@ -327,8 +345,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const registry = metrics.registry
   let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
   const stop = async () => {
-    clearInterval(timer)
+    clearTimeout(timer)
     await ticking
+    clearTimeout(timer)
     closed = true
     const handing = held.size
     const started = Date.now()
@@ -337,6 +356,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     await membership.leave()
     for (const w of watches) w.stop()
     client.close()
+    publisher.close()
     logger.info({ handedOver: handing, ms: Date.now() - started }, 'drain finished')
     reportMoves()
     if (ownsNc) await nc.drain()

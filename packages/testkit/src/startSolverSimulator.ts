@@ -74,6 +74,8 @@ export interface SolverSimulator {
   resume(): void
   /** Applies a fault to the next HTTP responses. */
   injectHttpFault(fault: HttpFault): void
+  /** Removes every HTTP fault still pending: the next responses are real again. */
+  clearHttpFaults(): void
   /**
    * Replaces the token (with `auth`): sockets dialed with the old one are closed with 4001 ("token
    * expired") and history requests carrying it get 401 from now on.
@@ -385,6 +387,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       stalled = false
     },
     injectHttpFault: (fault) => faults.add(fault),
+    clearHttpFaults: () => faults.clear(),
     async rotateToken(next) {
       if (token === undefined) throw new Error('rotateToken needs a simulator started with { auth: { token } }')
       token = next

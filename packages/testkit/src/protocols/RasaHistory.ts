@@ -9,16 +9,34 @@ export const RASA_MAX_PAGE_SIZE = 100
  */
 export class RasaHistory {
   private readonly states = new Map<string, SimulatorFrame>()
+  /** The same states by lowercase account: a search for one account of 20,000 reads its own states only. */
+  private readonly byAccount = new Map<string, Map<string, SimulatorFrame>>()
 
   add(frame: SimulatorFrame): void {
     const quote = frame.quote_id ?? 0
     const temp = frame.temp_quote_id ?? (quote < 0 ? quote : null)
     if (quote > 0) {
-      if (temp !== null) this.states.delete(`t${temp}`)
-      this.states.set(`q${quote}`, frame)
+      if (temp !== null) this.remove(`t${temp}`)
+      this.put(`q${quote}`, frame)
     } else if (temp !== null) {
-      this.states.set(`t${temp}`, frame)
+      this.put(`t${temp}`, frame)
     }
+  }
+
+  private put(key: string, frame: SimulatorFrame): void {
+    this.remove(key)
+    this.states.set(key, frame)
+    const account = frame.counterparty_address?.toLowerCase() ?? ''
+    let mine = this.byAccount.get(account)
+    if (!mine) this.byAccount.set(account, (mine = new Map()))
+    mine.set(key, frame)
+  }
+
+  private remove(key: string): void {
+    const old = this.states.get(key)
+    if (!old) return
+    this.states.delete(key)
+    this.byAccount.get(old.counterparty_address?.toLowerCase() ?? '')?.delete(key)
   }
 
   all(): SimulatorFrame[] {
@@ -35,9 +53,9 @@ export class RasaHistory {
     const createGte = optional(body.create_time_gte, 'create_time_gte', 'number') as number | null
     const modifyGte = optional(body.modify_time_gte, 'modify_time_gte', 'number') as number | null
     const wanted = address?.toLowerCase()
-    const matched = this.all().filter(
+    const candidates = wanted === undefined ? this.all() : [...(this.byAccount.get(wanted)?.values() ?? [])]
+    const matched = candidates.filter(
       (s) =>
-        (wanted === undefined || s.counterparty_address?.toLowerCase() === wanted) &&
         (quoteId === null || s.quote_id === quoteId) &&
         (createGte === null || (s.create_time ?? 0) >= createGte) &&
         (modifyGte === null || (s.modify_time ?? 0) >= modifyGte),

@@ -1,0 +1,189 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
+import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
+import { spawnRelay } from '../test/cluster.js'
+import type { startNats } from '../test/natsServer.js'
+import { accountKey } from '../src/accountKeys.js'
+import { consumeNotifications } from '../src/consumeNotifications.js'
+import { ACCOUNTS_BUCKET } from '../src/relayStorage.js'
+
+const RASA_ACCOUNTS = Number(process.env.RELAY_SCALE_RASA ?? 20_000)
+const ENIGMA_ACCOUNTS = Number(process.env.RELAY_SCALE_ENIGMA ?? 2_000)
+const RELAYS = 4
+const LEASE_TTL_MS = 15_000
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const address = (i: number) => `0x${(0x5ca1e000 + i).toString(16).padStart(40, '0')}`
+
+const trace = (what: string) => {
+  if (process.env.RELAY_SCALE_TRACE) console.log(`[scale] ${new Date().toISOString().slice(11, 23)} ${what}`)
+}
+
+async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`scale bench: timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** The value of one metric line of a Prometheus text (summed over its label sets). */
+function metric(text: string, name: string): number {
+  let sum = 0
+  for (const line of text.split('\n')) if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  return sum
+}
+
+/**
+ * The relay at scale, as an operator runs it: 4 `solver-relay` processes share 20,000 rasa accounts
+ * (hub sockets) and 2,000 enigma accounts (a socket each), lifecycles are published before and after
+ * one relay is killed with SIGKILL, and an independent consumer (`consumeNotifications`) checks the
+ * stream: every enigma transition exactly once, every rasa quote's latest state. Figures come from the
+ * relays' own `/metrics`, scraped during the run.
+ */
+export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): Promise<void> {
+  const [enigma, rasa] = await Promise.all([startRemoteSimulator('enigma'), startRemoteSimulator('rasa')])
+  const config = {
+    defaultChainId: 1,
+    chains: {
+      1: {
+        defaultSolver: 'beta',
+        solvers: {
+          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+        },
+      },
+    },
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'relay-scale-')), 'solvers.json')
+  writeFileSync(file, JSON.stringify(config))
+  const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `scale-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json']))
+  for (const relay of relays) await until(() => relay.output.join('').includes('"msg":"relay started"'), `${relay.id} to start`, 60_000)
+  const scrape = async (i: number) => (await fetch(`http://${httpOf(relays[i]!)}/metrics`)).text()
+  const owned = async (alive: number[]) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))).reduce((a, b) => a + b, 0)
+  const heap = async (alive: number[]) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), 'nodejs_heap_size_used_bytes')))).reduce((a, b) => a + b, 0)
+  const everyone = relays.map((_, i) => i)
+  await until(async () => (await Promise.all(everyone.map(async (i) => (await fetch(`http://${httpOf(relays[i]!)}/readyz`)).status))).every((s) => s === 200), 'every relay ready', 60_000)
+  const heapBefore = await heap(everyone)
+
+  const rasaAccounts = Array.from({ length: RASA_ACCOUNTS }, (_, i) => address(i))
+  const enigmaAccounts = Array.from({ length: ENIGMA_ACCOUNTS }, (_, i) => address(100_000 + i))
+  const keys = [...rasaAccounts.map((a) => accountKey(1, 'beta', a)), ...enigmaAccounts.map((a) => accountKey(1, 'alpha', a))]
+  const nc = await connect({ servers: nats.url })
+  const jsm = await jetstreamManager(nc)
+  const accountsKv = await new Kvm(nc).create(ACCOUNTS_BUCKET, { history: 1 })
+  const started = performance.now()
+  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accountsKv.put(k, '{}')))
+  let last = ''
+  await until(async () => {
+    const now = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
+    if (process.env.RELAY_SCALE_TRACE && now.join('/') !== last) console.log(`owned ${(last = now.join('/'))} after ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    return now.reduce((a, b) => a + b, 0) === keys.length
+  }, 'all accounts owned').catch((error: Error) => {
+    for (const r of relays) console.error(`${r.id}: ${r.output.join('').split('\n').filter((l) => !l.includes('"accounts moved"')).slice(-8).join('\n')}`)
+    throw error
+  })
+  trace('all owned')
+  await Promise.all([rasa.waitForSubscribers(rasaAccounts), enigma.waitForSubscribers(enigmaAccounts)])
+  trace('all subscribed')
+  const allOwnedSeconds = (performance.now() - started) / 1000
+  const heapPerAccount = ((await heap(everyone)) - heapBefore) / keys.length
+  const spread = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
+
+  // Published throughout: a round on every account, the kill, a second round while its accounts wait
+  // for their leases to expire (then recovered from history by the new owners), a third after.
+  const t0 = Math.floor(Date.now() / 1000)
+  const round = async (r: number) => {
+    // Each frame gets its own id (`r<round>-<n>`), so the count below knows every transition.
+    const frame = (action: string, status: string) => ({ id: `r${r}`, modify_time: t0 + r, create_time: t0, last_seen_action: action, action_status: status, counterparty_address: rasaAccounts[0]! })
+    await Promise.all([
+      rasa.publish([frame(r === 1 ? 'InstantOpen' : 'FillOrder', r === 1 ? 'pending' : 'success')], { spread: { accounts: rasaAccounts }, repeat: RASA_ACCOUNTS }),
+      enigma.publish([frame(r === 1 ? 'InstantOpen' : 'FillOrder', 'success')], { spread: { accounts: enigmaAccounts }, repeat: ENIGMA_ACCOUNTS }),
+    ])
+  }
+  await round(1)
+  trace('round 1 published')
+  const victim = RELAYS - 1
+  const victimOwned = spread[victim]!
+  relays[victim]!.child.kill('SIGKILL')
+  const killedAt = performance.now()
+  await round(2)
+  trace('round 2 published')
+  const survivors = everyone.filter((i) => i !== victim)
+  await until(async () => {
+    const now = await Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
+    if (process.env.RELAY_SCALE_TRACE && now.join('/') !== last) console.log(`owned ${(last = now.join('/'))} after the kill ${((performance.now() - killedAt) / 1000).toFixed(1)} s`)
+    return now.reduce((a, b) => a + b, 0) === keys.length
+  }, "the killed relay's accounts to be re-owned", LEASE_TTL_MS + 60_000)
+  const takeoverSeconds = (performance.now() - killedAt) / 1000
+  const takeovers = (await Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_lease_takeovers_total')))).reduce((a, b) => a + b, 0)
+  trace('re-owned')
+  await round(3)
+  trace('round 3 published')
+
+  // The independent count, from the stream.
+  const [enigmaPublished, rasaPublished] = await Promise.all([enigma.published(), rasa.published()])
+  // Both simulators number their frames alike: an id is known by its solver (alpha enigma, beta rasa).
+  const wantedIds = new Set([...enigmaPublished.ids.map((id) => `alpha:${id}`), ...rasaPublished.latest.map(([, id]) => `beta:${id}`)])
+  const seen = new Map<string, number>()
+  let missing = wantedIds.size
+  let read = 0
+  // Read until every wanted state is there, then on to the stream's last message, so a late duplicate
+  // counts too; 30 s without a message ends it (a MISS then names what is missing).
+  let lastSeq = Number.POSITIVE_INFINITY
+  await new Promise<void>((resolve) => {
+    let idle = setTimeout(resolve, 30_000)
+    const subscription = consumeNotifications({ nats: { servers: nats.url }, deliver: 'all' }).subscribe({
+      next: async ({ notification, seq }) => {
+        clearTimeout(idle)
+        idle = setTimeout(finish, 30_000)
+        read++
+        const id = `${notification.solverId}:${notification.id ?? ''}`
+        const n = (seen.get(id) ?? 0) + 1
+        seen.set(id, n)
+        if (n === 1 && wantedIds.has(id) && --missing === 0) lastSeq = (await jsm.streams.info('SOLVER_NOTIFICATIONS')).state.last_seq
+        if (seq >= lastSeq) finish()
+      },
+      error: () => finish(),
+    })
+    function finish() {
+      clearTimeout(idle)
+      subscription.unsubscribe()
+      resolve()
+    }
+  })
+  const enigmaTwice = enigmaPublished.ids.filter((id) => (seen.get(`alpha:${id}`) ?? 0) > 1).length
+  const enigmaMissing = enigmaPublished.ids.filter((id) => !seen.has(`alpha:${id}`)).length
+  const rasaMissing = rasaPublished.latest.filter(([, id]) => !seen.has(`beta:${id}`)).length
+  const scraped = await Promise.all(survivors.map((i) => scrape(i)))
+  const scrapedErrors = scraped.map((text) => metric(text, 'solver_relay_errors_total')).reduce((a, b) => a + b, 0)
+  const byCode = new Map<string, number>()
+  for (const text of scraped) for (const [, code, n] of text.matchAll(/^solver_relay_errors_total\{code="([^"]+)"\} (\d+)/gm)) byCode.set(code!, (byCode.get(code!) ?? 0) + Number(n))
+
+  const exactlyOnce = enigmaTwice === 0 && enigmaMissing === 0 && rasaMissing === 0
+  const inTime = takeoverSeconds * 1000 <= LEASE_TTL_MS + 5_000
+  console.log(
+    `RELAY scale: ${RELAYS} processes share ${fmt(RASA_ACCOUNTS)} rasa + ${fmt(ENIGMA_ACCOUNTS)} enigma accounts (${spread.map(fmt).join(' / ')}): all owned and subscribed in ${allOwnedSeconds.toFixed(1)} s, heap ${(heapPerAccount / 1024).toFixed(1)} KiB per account (no forced GC)`,
+  )
+  console.log(
+    `RELAY scale: SIGKILL of one relay (${fmt(victimOwned)} accounts): re-owned ${takeoverSeconds.toFixed(1)} s after the kill (target ≤ leaseTtlMs ${LEASE_TTL_MS / 1000} s + 5 s) ${inTime ? 'PASS' : 'MISS'}; /metrics shows ${fmt(takeovers)} lease takeovers, ${fmt(scrapedErrors)} errors${byCode.size > 0 ? ` (${[...byCode].map(([c, n]) => `${c} ${fmt(n)}`).join(', ')})` : ''}`,
+  )
+  console.log(
+    `RELAY scale: independent consumer read ${fmt(read)} messages: enigma transitions ${fmt(enigmaPublished.ids.length)} (missing ${enigmaMissing}, twice ${enigmaTwice}), rasa quotes' latest states ${fmt(rasaPublished.latest.length)} (missing ${rasaMissing}) ${exactlyOnce ? 'PASS' : 'MISS'}`,
+  )
+  for (const relay of relays) if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGTERM')
+  await Promise.all(relays.map((r) => r.exited))
+  await nc.close()
+  await Promise.all([enigma.close(), rasa.close()])
+  if (!exactlyOnce) process.exitCode = 1
+}
+
+/** The `host:port` a relay serves /metrics on, from its start log line. */
+function httpOf(relay: ReturnType<typeof spawnRelay>): string {
+  const match = /"http":"([^"]+)"/.exec(relay.output.join(''))
+  if (!match) throw new Error(`${relay.id} did not log its http address: ${relay.output.join('').slice(0, 500)}`)
+  return match[1]!
+}
