@@ -1,4 +1,4 @@
-import { type Address, type NotificationEvent, createConfig, createNotificationsClient, formatNotification, memoryCheckpoints } from '@solver-notifications/core'
+import { type Address, type Notification, type NotificationEvent, createConfig, createNotificationsClient, memoryCheckpoints } from '@solver-notifications/core'
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import { filter, firstValueFrom } from 'rxjs'
 
@@ -25,18 +25,28 @@ const watched: Array<{ account: Address; solverId: 'alpha' | 'beta' }> = [
   { account: '0x5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C5C', solverId: 'beta' },
 ]
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
+const protocolOf = { alpha: 'enigma', beta: 'rasa' } as const
+/** This machine's clock when the line is printed (the solvers' own timestamps differ per account). */
+const clock = () => new Date().toISOString().slice(11, 23)
+/** Which solver and account a line is about: `alpha·enigma 0xAbC0…0001`. */
+const about = (solverId: string, account: string) => `${solverId}·${protocolOf[solverId as keyof typeof protocolOf]} ${short(account)}`
+const line = (n: Notification) => {
+  const quote = n.onChain ? `quote ${n.quoteId}` : `temp ${n.quoteId}`
+  const failure = n.failureType ? ` (${n.failureType}${n.errorCode === null ? '' : ` #${n.errorCode}`})` : ''
+  return `${clock()}   ${about(n.solverId, n.account)} ${quote} ${n.lastSeenAction} → ${n.type}, phase ${n.phase}${failure}${n.source === 'backfill' ? ' [backfill]' : ''}`
+}
 const print = (solverId: string, account: string) => (event: NotificationEvent) => {
-  if (event.type === 'notification') console.log(`  ${formatNotification(event.notification)}`)
-  else if (event.type === 'error') console.log(`! ${solverId} ${short(account)} ${event.error.code}: ${event.error.message}`)
+  if (event.type === 'notification') console.log(line(event.notification))
+  else if (event.type === 'error') console.log(`${clock()} ! ${about(solverId, account)} ${event.error.code}: ${event.error.message}`)
   else if (event.backfill) {
-    if (event.backfill.state !== 'started') console.log(`• ${solverId} ${short(account)} backfill recovered ${event.backfill.recovered} notification(s) the live stream did not have`)
+    if (event.backfill.state !== 'started') console.log(`${clock()} • ${about(solverId, account)} backfill recovered ${event.backfill.recovered} notification(s) the live stream did not have`)
   } else {
     const detail = [
       event.attempt ? `attempt ${event.attempt}` : '',
       event.retryInMs !== undefined ? `retry in ${event.retryInMs} ms` : '',
       event.closeCode !== undefined ? `close ${event.closeCode}` : '',
     ].filter(Boolean)
-    console.log(`• ${solverId} ${short(account)} ${event.status}${detail.length ? ` (${detail.join(', ')})` : ''}`)
+    console.log(`${clock()} • ${about(solverId, account)} ${event.status}${detail.length ? ` (${detail.join(', ')})` : ''}`)
   }
 }
 
@@ -45,6 +55,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 // Where each stream's position is kept; a browser would use webStorageCheckpoints() (localStorage).
 const checkpoint = memoryCheckpoints()
 
+console.log(`How to read this demo:
+  alpha speaks the enigma protocol (a socket per account, every transition kept in history); beta speaks rasa
+  (one hub socket for many accounts, the latest state of each quote kept). A quote has a temporary id (temp -1)
+  until it is on chain (quote 1000). "InstantRFQ → success, phase open" is the solver's action, its outcome and
+  the lifecycle phase. [backfill] marks what was recovered from history after a gap; "•" lines are socket states.
+  Times are this machine's clock when each line was printed.
+`)
 console.log('— first load: the app reads history, then subscribes from the time of that snapshot —')
 const snapshotAt = Math.floor(Date.now() / 1000)
 const snapshot = await client.search({ solverId: 'alpha', account: watched[0]!.account })

@@ -1,10 +1,10 @@
-import { jetstream } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { normalizeNotification } from '@solver-notifications/core'
 import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
-import { addAccounts } from '../src/accountsAdmin.js'
+import { addAccounts, removeAccounts } from '../src/accountsAdmin.js'
 import { dedupeKey } from '../src/AccountRelay.js'
 import { startRelay } from '../src/startRelay.js'
 import { scaleBench } from './scale.js'
@@ -77,6 +77,9 @@ async function main(): Promise<void> {
   )
   await relay.close()
   await sim.close()
+  // The scale run starts from an empty bucket and stream: these accounts' simulator is gone.
+  await removeAccounts({ servers: nats.url }, accounts.map((a) => accountKey(1, 'beta', a)))
+  await (await jetstreamManager(nc)).streams.purge('SOLVER_NOTIFICATIONS')
 
   await nc.close()
   await scaleBench(nats)
