@@ -63,8 +63,8 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `scale-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json']))
   for (const relay of relays) await until(() => relay.output.join('').includes('"msg":"relay started"'), `${relay.id} to start`, 60_000)
   const scrape = async (i: number) => (await fetch(`http://${httpOf(relays[i]!)}/metrics`)).text()
-  const owned = async (alive: number[]) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))).reduce((a, b) => a + b, 0)
-  const heap = async (alive: number[]) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), 'nodejs_heap_size_used_bytes')))).reduce((a, b) => a + b, 0)
+  const sum = async (alive: number[], name: string) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), name)))).reduce((a, b) => a + b, 0)
+  const heap = (alive: number[]) => sum(alive, 'nodejs_heap_size_used_bytes')
   const everyone = relays.map((_, i) => i)
   await until(async () => (await Promise.all(everyone.map(async (i) => (await fetch(`http://${httpOf(relays[i]!)}/readyz`)).status))).every((s) => s === 200), 'every relay ready', 60_000)
   const heapBefore = await heap(everyone)
@@ -119,7 +119,7 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
     return now.reduce((a, b) => a + b, 0) === keys.length
   }, "the killed relay's accounts to be re-owned", LEASE_TTL_MS + 60_000)
   const takeoverSeconds = (performance.now() - killedAt) / 1000
-  const takeovers = (await Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_lease_takeovers_total')))).reduce((a, b) => a + b, 0)
+  const takeovers = await sum(survivors, 'solver_relay_lease_takeovers_total')
   trace('re-owned')
   await round(3)
   trace('round 3 published')

@@ -24,5 +24,5 @@ it('pretty: a human line (clock, level, instance, message, fields); --log-level 
   logger.info({}, 'hidden')
   logger.warn({ account: '1.beta.0xabc', attempts: 2 }, 'lost the lease')
   expect(lines).toHaveLength(1)
-  expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN  r2 lost the lease account=1\.beta\.0xabc attempts=2\n$/)
+  expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}r2 lost the lease account=1\.beta\.0xabc attempts=2\n$/)
 })
