@@ -38,6 +38,7 @@ export type {
 } from './protocol/types.js'
 export type { SocketStatus } from './transport/TransportEvent.js'
 export type { Lifecycle, LifecycleEvent } from './transport/Lifecycle.js'
+export type { Logger } from './transport/Logger.js'
 export { browserLifecycle } from './transport/browserLifecycle.js'
 export type { SocketClose } from './transport/TransportOptions.js'
 export { isAddress, type Address } from './utils/address.js'

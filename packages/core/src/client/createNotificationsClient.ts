@@ -56,6 +56,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
         stats,
         key: checkpointKey(solver.chainId, solver.solverId, account),
         settings,
+        logger: transport.logger,
       }),
   }
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))

@@ -1,3 +1,4 @@
+import type { Logger } from '../transport/Logger.js'
 import type { AuthOptions } from '../config/auth.js'
 import type { NotificationsConfig, NotificationsConfigInput } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
@@ -55,6 +56,8 @@ export interface NotificationsClientOptions<C extends NotificationsConfigInput =
    * it does nothing and says so once.
    */
   crossTab?: boolean | { name?: string | undefined } | undefined
+  /** structured events (dials, opens, closes, backfills, dropped frames, cross-tab roles); silent by default, `console` works */
+  logger?: Logger | undefined
 }
 
 /** Applies defaults and rejects nonsense numbers with `INVALID_CONFIG` naming the option. */
@@ -89,6 +92,8 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   if (auth !== undefined && (typeof auth !== 'object' || auth === null || (auth.headers !== undefined && typeof auth.headers !== 'function') || (auth.socketUrl !== undefined && typeof auth.socketUrl !== 'function'))) {
     problems.push('auth: expected { headers?(ctx), socketUrl?(ctx) }, functions that return (or resolve to) headers and a URL')
   }
+  const logger = options.logger
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null)) problems.push('logger: expected { debug?, info?, warn?, error? } (console works)')
   if (lifecycle !== undefined && lifecycle !== false && typeof lifecycle?.subscribe !== 'function') {
     problems.push('lifecycle: expected { subscribe(listener) => unsubscribe } or false')
   }
@@ -111,6 +116,7 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
     auth,
     random: fn(options.random, Math.random, 'random'),
     lifecycle: lifecycle === false ? undefined : (lifecycle ?? browserLifecycle()),
+    logger: logger ?? undefined,
   }
   if (problems.length > 0) {
     throw new ServiceError('INVALID_CONFIG', `Invalid client options:\n- ${problems.join('\n- ')}`)

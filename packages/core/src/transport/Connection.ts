@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors/ServiceError.js'
 import { backoffDelay } from './backoffDelay.js'
 import { type LostSocket, classifyClose } from './classifyClose.js'
+import { LEVEL_OF_STATUS } from './Logger.js'
 import type { DialGate } from './DialGate.js'
 import type { Timers } from './Timers.js'
 import type { SocketStatus, TransportStatusEvent } from './TransportEvent.js'
@@ -78,6 +79,11 @@ export class Connection {
     private readonly target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined } = {},
   ) {
     this.shown = redactUrl(url)
+  }
+
+  /** the URL as it may be shown: credentials and query values `***` */
+  get shownUrl(): string {
+    return this.shown
   }
 
   get status(): SocketStatus {
@@ -159,6 +165,7 @@ export class Connection {
     if (state in counts) counts[state as keyof typeof counts]++
     this.state = state
     this.event = Object.freeze({ type: 'status', status: state, ...detail })
+    this.ctx.options.logger?.[LEVEL_OF_STATUS[state]]?.(`socket ${state}`, { url: this.shown, ...detail })
     if (report) this.host.onStatus(this.event)
     return this.epoch === epoch
   }

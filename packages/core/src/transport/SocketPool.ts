@@ -81,7 +81,7 @@ export class SocketPool {
   private hiddenAt: number | undefined
 
   constructor(
-    private readonly options: TransportOptions,
+    readonly options: TransportOptions,
     readonly stats: TransportStats,
   ) {
     this.gate = new DialGate(options.maxConcurrentDials)

@@ -156,26 +156,22 @@ export class SocketRouter implements ConnectionHost {
     for (const route of this.routes.values()) this.emit(route, event)
   }
 
+  private dropFrame(reason: 'malformed' | 'control' | 'oversize' | 'unrouted'): void {
+    this.ctx.stats.frames.dropped[reason]++
+    this.ctx.options.logger?.debug?.('frame dropped', { reason, url: this.connection.shownUrl })
+  }
+
   onFrame(data: unknown): void {
     const frames = this.ctx.stats.frames
     frames.received++
     this.connection.received()
     const text = typeof data === 'string' ? data : toText(data)
-    if (text === undefined) {
-      frames.dropped.malformed++
-      return
-    }
+    if (text === undefined) return this.dropFrame('malformed')
     const module = this.module
     const decoded = module.decode(text, this.ctx.options.maxFrameBytes)
-    if (decoded.kind !== 'frame') {
-      frames.dropped[decoded.kind]++
-      return
-    }
+    if (decoded.kind !== 'frame') return this.dropFrame(decoded.kind)
     const route = this.routeOf(decoded)
-    if (route === undefined || route.listeners.length === 0) {
-      frames.dropped.unrouted++
-      return
-    }
+    if (route === undefined || route.listeners.length === 0) return this.dropFrame('unrouted')
     const solver = this.solver
     const notification = normalizeFrame(
       decoded.raw,

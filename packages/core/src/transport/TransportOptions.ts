@@ -1,5 +1,6 @@
 import type { AuthOptions } from '../config/auth.js'
 import type { Lifecycle } from './Lifecycle.js'
+import type { Logger } from './Logger.js'
 import type { WebSocketLike } from './WebSocketLike.js'
 
 /**
@@ -31,4 +32,6 @@ export interface TransportOptions {
   auth: AuthOptions | undefined
   random: () => number
   lifecycle: Lifecycle | undefined
+  /** undefined when silent: nothing is built for a log line nobody reads */
+  logger: Logger | undefined
 }

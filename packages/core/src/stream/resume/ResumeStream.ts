@@ -1,4 +1,5 @@
 import { ServiceError, isServiceError } from '../../errors/ServiceError.js'
+import type { Logger } from '../../transport/Logger.js'
 import type { Notification } from '../../protocol/types.js'
 import type { BackfillFetch, BackfillResult } from '../../search/backfill.js'
 import { backoffDelay } from '../../transport/backoffDelay.js'
@@ -29,6 +30,7 @@ export interface ResumeContext {
   settings: ResumeSettings
   /** the stream's checkpoint key */
   key: string
+  logger?: Logger | undefined
 }
 
 /**
@@ -333,6 +335,7 @@ export class ResumeStream extends PooledListener {
   }
 
   private status(backfill: BackfillStatus): void {
+    this.ctx.logger?.[backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info']?.(`backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
     this.out.event({ ...this.lastStatus, backfill })
   }
 }
