@@ -1,4 +1,4 @@
-import { Observable, type Subscriber, type TeardownLogic, distinctUntilChanged } from 'rxjs'
+import { Observable, type Subscriber, type TeardownLogic, distinctUntilChanged, map, timer } from 'rxjs'
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
@@ -10,6 +10,7 @@ import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress } from '../utils/address.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
+import type { ClientSnapshot } from './ClientSnapshot.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
 import { type ResumeOptions, type ResumeSettings, resolveResumeSettings } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
@@ -56,6 +57,12 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
   /** The socket status of one account: the current value first, then changes (a view of `events`). */
   status(params: StreamParams<C>): Observable<SocketStatus>
   stats(): ClientStats
+  /**
+   * What the client is doing, as snapshots (at once, then every `intervalMs`, 1,000): each socket with
+   * its state, last close, accounts and resume streams (phase, watermark, held frames, last backfill),
+   * and the counters. Nothing is computed while nobody subscribes.
+   */
+  inspect(options?: { intervalMs?: number }): Observable<ClientSnapshot>
   /** Closes every socket; open streams emit status `closed` and complete. */
   close(): void
   /** Cross-tab coordination when `crossTab` is on in a browser (what `notifyOnce` asks); undefined otherwise. */
@@ -213,6 +220,11 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     events: (params, streamOptions) => stream(params, EventsView, streamOptions),
     notifications: (params, streamOptions) => stream(params, NotificationsView, streamOptions),
     status: (params) => stream(params, StatusView).pipe(distinctUntilChanged()),
+    inspect: (inspectOptions) => {
+      const every = inspectOptions?.intervalMs ?? 1_000
+      if (!(typeof every === 'number' && every >= 50)) throw new ServiceError('INVALID_PARAMETERS', `inspect: intervalMs must be at least 50 ms, got ${String(every)}`)
+      return timer(0, every).pipe(map(() => ({ at: Date.now(), sockets: local.inspect(), stats: client.stats() })))
+    },
     stats: () => ({
       ...stats,
       frames: { ...stats.frames, dropped: { ...stats.frames.dropped } },

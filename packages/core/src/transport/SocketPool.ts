@@ -6,6 +6,7 @@ import { DialGate } from './DialGate.js'
 import type { LifecycleEvent } from './Lifecycle.js'
 import { type Route, type RouterContext, SocketRouter } from './SocketRouter.js'
 import { Timers } from './Timers.js'
+import type { SocketSnapshot, StreamSnapshot } from './SocketSnapshot.js'
 import type { Listener } from './TransportEvent.js'
 import type { TransportOptions } from './TransportOptions.js'
 import type { TransportStats } from './TransportStats.js'
@@ -113,6 +114,26 @@ export class SocketPool {
     listener.router = undefined
     listener.route = undefined
     if (router && route && !router.isGone) router.remove(route, listener)
+  }
+
+  /** Every socket with its accounts and the resume streams among its subscribers (for `client.inspect()`). */
+  inspect(): SocketSnapshot[] {
+    const out: SocketSnapshot[] = []
+    for (const endpoint of this.endpoints.values()) {
+      for (const router of endpoint.routers) {
+        const { status, attempt, closeCode, closeReason } = router.connection.statusEvent
+        const streams: StreamSnapshot[] = []
+        for (const route of router.routes.values()) {
+          for (const l of route.listeners) {
+            const inspectable = l as Partial<{ inspect(account: string): StreamSnapshot }>
+            if (typeof inspectable.inspect === 'function') streams.push(inspectable.inspect(route.account))
+          }
+        }
+        const { chainId, solverId, notifications } = endpoint.solver
+        out.push({ chainId, solverId, protocol: notifications.protocol, url: router.connection.shownUrl, state: status, attempt, closeCode, closeReason, accounts: [...router.routes.keys()], streams })
+      }
+    }
+    return out
   }
 
   /** Terminal close of every socket; later acquisitions get `closed` at once. */

@@ -28,6 +28,11 @@ export class Holdback {
     this.seen = new DedupeWindow(dedupeWindow)
   }
 
+  /** live frames held now */
+  get heldCount(): number {
+    return this.held?.length ?? 0
+  }
+
   get holding(): boolean {
     return this.held !== undefined
   }

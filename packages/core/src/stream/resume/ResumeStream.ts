@@ -1,5 +1,6 @@
 import { ServiceError, isServiceError } from '../../errors/ServiceError.js'
 import type { Logger } from '../../transport/Logger.js'
+import type { StreamSnapshot } from '../../transport/SocketSnapshot.js'
 import type { Notification } from '../../protocol/types.js'
 import type { BackfillFetch, BackfillResult } from '../../search/backfill.js'
 import { backoffDelay } from '../../transport/backoffDelay.js'
@@ -334,7 +335,15 @@ export class ResumeStream extends PooledListener {
     return this.gapFrom === undefined ? watermark : Math.min(this.gapFrom, watermark)
   }
 
+  /** For `client.inspect()`: built only when someone looks. */
+  inspect(account: string): StreamSnapshot {
+    return { account, phase: this.phase, watermark: this.holdback.watermark, held: this.holdback.heldCount, lastBackfill: this.lastBackfill }
+  }
+
+  private lastBackfill: BackfillStatus | undefined
+
   private status(backfill: BackfillStatus): void {
+    this.lastBackfill = backfill
     this.ctx.logger?.[backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info']?.(`backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
     this.out.event({ ...this.lastStatus, backfill })
   }

@@ -1,0 +1,36 @@
+import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
+import { firstValueFrom, filter } from 'rxjs'
+import { afterEach, expect, it, vi } from 'vitest'
+import { SocketPool } from '../transport/SocketPool.js'
+
+let live: Live
+afterEach(() => live?.stop())
+
+it('inspect(): each socket with state, accounts and resume streams; a drop shows its close code; nothing computed while nobody subscribes', async () => {
+  live = await startLive({ reconnect: { baseDelayMs: 50 } })
+  const spy = vi.spyOn(SocketPool.prototype, 'inspect')
+  const snapshots = live.client.inspect({ intervalMs: 50 })
+  expect(spy).not.toHaveBeenCalled()
+  const enigma = record(live.client.events({ account: accounts[0], solverId: live.solverOf.enigma }, { resume: true }))
+  const rasa = record(live.client.events({ account: accounts[1], solverId: live.solverOf.rasa }, { resume: true }))
+  for (const s of [enigma, rasa]) await s.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  expect(spy).not.toHaveBeenCalled()
+
+  const first = await firstValueFrom(snapshots)
+  expect(spy).toHaveBeenCalledTimes(1)
+  expect(first.sockets.map((s) => [s.protocol, s.state, s.accounts]).sort()).toEqual([
+    ['enigma', 'open', [accounts[0].toLowerCase()]],
+    ['rasa', 'open', [accounts[1].toLowerCase()]],
+  ])
+  const stream = first.sockets.find((s) => s.protocol === 'rasa')!.streams[0]!
+  expect(stream).toMatchObject({ account: accounts[1], phase: 'live', held: 0, lastBackfill: undefined })
+  expect(first.stats.socketStatus).toEqual({ connecting: 0, open: 2, reconnecting: 0 })
+
+  await live.sims.rasa.dropAll(4000)
+  const dropped = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.closeCode === 4000))))
+  expect(dropped.sockets.find((k) => k.protocol === 'rasa')).toMatchObject({ closeCode: 4000, closeReason: 'simulator dropAll', attempt: 1 })
+  // Back open, the resume stream's backfill after the drop shows.
+  const caught = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.streams[0]?.lastBackfill?.state === 'finished'))))
+  expect(caught.sockets.find((k) => k.protocol === 'rasa')!.streams[0]).toMatchObject({ phase: 'live', lastBackfill: { state: 'finished', recovered: 0 } })
+  expect(() => live.client.inspect({ intervalMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+})

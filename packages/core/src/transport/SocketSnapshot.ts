@@ -1,0 +1,42 @@
+import type { SocketStatus } from './TransportEvent.js'
+
+/**
+ * One resume stream as `inspect()` sees it: where it is and what it holds.
+ *
+ * @example
+ * const held = snapshot.sockets.flatMap((s) => s.streams).reduce((n, s) => n + s.held, 0)
+ */
+export interface StreamSnapshot {
+  account: string
+  /** `live`, `reading-checkpoint`, `holding`, `backfilling` (see docs/architecture.md) */
+  phase: string
+  /** the newest `modify_time` delivered (unix seconds) */
+  watermark: number
+  /** live frames held while a backfill runs */
+  held: number
+  /** the last backfill status this stream reported, if any */
+  lastBackfill: { readonly state: 'started' | 'finished' | 'truncated'; readonly since: number; readonly recovered?: number; readonly stale?: number; readonly left?: number } | undefined
+}
+
+/**
+ * One socket as `inspect()` sees it.
+ *
+ * @example
+ * for (const s of snapshot.sockets) console.log(s.url, s.state, s.accounts.length)
+ */
+export interface SocketSnapshot {
+  chainId: number
+  solverId: string
+  protocol: string
+  /** credentials and query values `***` */
+  url: string
+  state: SocketStatus
+  attempt: number
+  closeCode: number | undefined
+  closeReason: string | undefined
+  /** lowercase accounts routed on this socket */
+  accounts: string[]
+  /** the resume streams among its subscribers */
+  streams: StreamSnapshot[]
+}
+
