@@ -166,12 +166,21 @@ export class SocketRouter implements ConnectionHost {
     frames.received++
     this.connection.received()
     const text = typeof data === 'string' ? data : toText(data)
-    if (text === undefined) return this.dropFrame('malformed')
+    if (text === undefined) {
+      this.dropFrame('malformed')
+      return
+    }
     const module = this.module
     const decoded = module.decode(text, this.ctx.options.maxFrameBytes)
-    if (decoded.kind !== 'frame') return this.dropFrame(decoded.kind)
+    if (decoded.kind !== 'frame') {
+      this.dropFrame(decoded.kind)
+      return
+    }
     const route = this.routeOf(decoded)
-    if (route === undefined || route.listeners.length === 0) return this.dropFrame('unrouted')
+    if (route === undefined || route.listeners.length === 0) {
+      this.dropFrame('unrouted')
+      return
+    }
     const solver = this.solver
     const notification = normalizeFrame(
       decoded.raw,
