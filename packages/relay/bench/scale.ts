@@ -117,7 +117,7 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
     const now = await Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
     if (process.env.RELAY_SCALE_TRACE && now.join('/') !== last) console.log(`owned ${(last = now.join('/'))} after the kill ${((performance.now() - killedAt) / 1000).toFixed(1)} s`)
     return now.reduce((a, b) => a + b, 0) === keys.length
-  }, "the killed relay's accounts to be re-owned", LEASE_TTL_MS + 60_000)
+  }, "the killed relay's accounts to be re-owned", 240_000).catch((error: Error) => console.error(`RELAY scale: ${error.message} (MISS); the count below shows what that cost`))
   const takeoverSeconds = (performance.now() - killedAt) / 1000
   const takeovers = await sum(survivors, 'solver_relay_lease_takeovers_total')
   trace('re-owned')
