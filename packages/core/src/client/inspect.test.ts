@@ -26,11 +26,19 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   expect(stream).toMatchObject({ account: accounts[1], phase: 'live', held: 0, lastBackfill: undefined })
   expect(first.stats.socketStatus).toEqual({ connecting: 0, open: 2, reconnecting: 0 })
 
-  await live.sims.rasa.dropAll(4000)
-  const dropped = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.closeCode === 4000))))
-  expect(dropped.sockets.find((k) => k.protocol === 'rasa')).toMatchObject({ closeCode: 4000, closeReason: 'simulator dropAll', attempt: 1 })
-  // Back open, the resume stream's backfill after the drop shows.
+  // From the first look on, each resume stream keeps its newest notifications.
+  await live.sims.rasa.waitForSubscribers(accounts[1])
+  const opened = await live.sims.rasa.instantOpen(accounts[1])
+  const recorded = await firstValueFrom(snapshots.pipe(filter((s) => (s.sockets.find((k) => k.protocol === 'rasa')?.streams[0]?.recent.length ?? 0) === 3)))
+  expect(recorded.sockets.find((k) => k.protocol === 'rasa')!.streams[0]!.recent.map((r) => [r.source, r.lastSeenAction])).toEqual(opened.frames.map((f) => ['live', f.last_seen_action]))
+  // The devtools' "drop socket": reconnecting, then open again, and the resume stream backfills.
+  recorded.sockets.find((k) => k.protocol === 'rasa')!.drop()
+  await rasa.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+  expect(rasa.values.flatMap((e) => (e.type === 'status' && !e.backfill ? [e.status] : [])).slice(0, 5)).toEqual(['connecting', 'open', 'reconnecting', 'connecting', 'open'])
   const caught = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.streams[0]?.lastBackfill?.state === 'finished'))))
-  expect(caught.sockets.find((k) => k.protocol === 'rasa')!.streams[0]).toMatchObject({ phase: 'live', lastBackfill: { state: 'finished', recovered: 0 } })
+  expect(caught.sockets.find((k) => k.protocol === 'rasa')!.streams[0]).toMatchObject({ phase: 'live', lastBackfill: { state: 'finished' } })
+  expect(enigma.values.filter((e) => e.type === 'status' && e.status === 'reconnecting')).toHaveLength(0)
+  // What "copy diagnostics" copies: JSON without functions or secrets.
+  expect(JSON.parse(JSON.stringify(caught)).sockets[0].drop).toBeUndefined()
   expect(() => live.client.inspect({ intervalMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
 })

@@ -130,7 +130,7 @@ export class SocketPool {
           }
         }
         const { chainId, solverId, notifications } = endpoint.solver
-        out.push({ chainId, solverId, protocol: notifications.protocol, url: router.connection.shownUrl, state: status, attempt, closeCode, closeReason, accounts: [...router.routes.keys()], streams })
+        out.push({ chainId, solverId, protocol: notifications.protocol, url: router.connection.shownUrl, state: status, attempt, closeCode, closeReason, accounts: [...router.routes.keys()], streams, drop: () => router.connection.redial('dropped from the devtools') })
       }
     }
     return out

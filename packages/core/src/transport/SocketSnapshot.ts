@@ -14,6 +14,8 @@ export interface StreamSnapshot {
   watermark: number
   /** live frames held while a backfill runs */
   held: number
+  /** its newest notifications (up to 100, oldest first), recorded from the first time it was inspected */
+  recent: ReadonlyArray<{ readonly quoteId: number; readonly type: string; readonly lastSeenAction: string | null; readonly modifyTime: number | null; readonly source: 'live' | 'backfill' }>
   /** the last backfill status this stream reported, if any */
   lastBackfill: { readonly state: 'started' | 'finished' | 'truncated'; readonly since: number; readonly recovered?: number; readonly stale?: number; readonly left?: number } | undefined
 }
@@ -38,5 +40,7 @@ export interface SocketSnapshot {
   accounts: string[]
   /** the resume streams among its subscribers */
   streams: StreamSnapshot[]
+  /** replaces this socket as if the network had dropped it: the streams see reconnecting, then open, and resume streams backfill (for devtools) */
+  drop(): void
 }
 

@@ -101,7 +101,7 @@ export class ResumeStream extends PooledListener {
     const start = nowSeconds() - START_MARGIN_S
     this.sweepFrom = start
     const report = (error: ServiceError) => this.out.event({ type: 'error', error })
-    this.holdback = new Holdback(start, settings.dedupeWindow, settings.maxHeldFrames, ctx.stats, (n) => this.out.notification(n), report, () => this.checkpoint?.schedule())
+    this.holdback = new Holdback(start, settings.dedupeWindow, settings.maxHeldFrames, ctx.stats, (n) => this.delivered(n), report, () => this.checkpoint?.schedule())
     this.checkpoint = settings.checkpoint
       ? new CheckpointWriter(settings.checkpoint, ctx.key, ctx.timers, settings.checkpointTimeoutMs, () => this.position(), report)
       : undefined
@@ -337,7 +337,20 @@ export class ResumeStream extends PooledListener {
 
   /** For `client.inspect()`: built only when someone looks. */
   inspect(account: string): StreamSnapshot {
-    return { account, phase: this.phase, watermark: this.holdback.watermark, held: this.holdback.heldCount, lastBackfill: this.lastBackfill }
+    // Recording starts when someone looks, so a stream nobody inspects keeps nothing.
+    this.recent ??= []
+    return { account, phase: this.phase, watermark: this.holdback.watermark, held: this.holdback.heldCount, recent: [...this.recent], lastBackfill: this.lastBackfill }
+  }
+
+  private recent: Array<StreamSnapshot['recent'][number]> | undefined
+
+  private delivered(n: Notification): void {
+    const recent = this.recent
+    if (recent) {
+      if (recent.length === 100) recent.shift()
+      recent.push({ quoteId: n.quoteId, type: n.type, lastSeenAction: n.lastSeenAction, modifyTime: n.modifyTime, source: n.source })
+    }
+    this.out.notification(n)
   }
 
   private lastBackfill: BackfillStatus | undefined
