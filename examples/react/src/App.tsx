@@ -1,8 +1,11 @@
 import type { Address, SocketStatus } from '@solver-notifications/core'
 import { useNotifications, useNotificationsClient } from '@solver-notifications/react'
-import { useEffect, useState } from 'react'
+import { Suspense, lazy, useEffect, useState } from 'react'
 import { SearchPanel } from './SearchPanel.js'
 import { QuoteBook } from './QuoteBook.js'
+
+// The devtools panel is fetched only when someone turns it on: nothing of it is in the app's main chunk.
+const NotificationsDevtools = lazy(() => import('@solver-notifications/devtools/react').then((m) => ({ default: m.NotificationsDevtools })))
 
 export function App(props: { initialAccount: Address; shared: boolean; onShareChange: (on: boolean) => void }) {
   const [account, setAccount] = useState<string>(props.initialAccount)
@@ -10,9 +13,13 @@ export function App(props: { initialAccount: Address; shared: boolean; onShareCh
   const [log, setLog] = useState<SocketStatus[]>([])
   const valid = /^0x[0-9a-fA-F]{40}$/.test(account)
   const role = useCrossTabRole()
+  const client = useNotificationsClient()
+  const [devtools, setDevtools] = useState(false)
   const { status, error } = useNotifications({
     account: valid ? (account as Address) : undefined,
     solverId,
+    // After a drop, what the socket missed is read from history (the devtools show the backfill).
+    resume: true,
     onStatusChange: (s) => setLog((l) => [...l.slice(-7), s]),
   })
   return (
@@ -31,7 +38,15 @@ export function App(props: { initialAccount: Address; shared: boolean; onShareCh
           <input type="checkbox" checked={props.shared} onChange={(e) => props.onShareChange(e.target.checked)} /> share sockets across tabs
           {role && <span data-testid="cross-tab-role"> ({role})</span>}
         </label>
+        <label className="log">
+          <input type="checkbox" aria-label="devtools" checked={devtools} onChange={(e) => setDevtools(e.target.checked)} /> devtools
+        </label>
       </header>
+      {devtools && (
+        <Suspense fallback={null}>
+          <NotificationsDevtools client={client} />
+        </Suspense>
+      )}
       <QuoteBook account={valid ? (account as Address) : undefined} solverId={solverId} />
       <SearchPanel account={valid ? (account as Address) : undefined} solverId={solverId} />
     </main>

@@ -186,3 +186,47 @@ async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/**
+ * The React example's devtools toggle: the panel loads on demand, shows the socket and the stream,
+ * and its "drop socket" button makes the stream go reconnecting → open and backfill what it missed.
+ */
+export async function runDevtoolsInBrowser(root: string, check: (message: string, ok: boolean) => void): Promise<void> {
+  const outDir = join(root, 'test-output', 'dist-devtools')
+  await build({ root, logLevel: 'error', build: { outDir, emptyOutDir: true } })
+  const sims = await startDemoSimulators()
+  const site = await serveDir(outDir)
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const scripts: string[] = []
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(r.url())
+    })
+    await page.goto(`${site.url}/?${sims.query}&account=${DEMO_ACCOUNT}`)
+    await page.getByTestId('status').filter({ hasText: 'open' }).waitFor()
+    await waitUntil(() => sims.rasa.subscriptions().length === 1)
+    const before = scripts.length
+    await page.getByLabel('devtools').check()
+    const panel = page.locator('solver-notifications-devtools')
+    await panel.locator('section.socket[data-state="open"]').waitFor()
+    check('the panel loads on demand (a script fetched when turned on)', scripts.length > before)
+    check('the panel shows the socket (rasa, open) and the stream of the account', (await panel.locator('section.socket').first().textContent())!.includes('rasa') && (await panel.locator(`.stream[data-account="${DEMO_ACCOUNT}"]`).count()) >= 1)
+    await sims.rasa.instantOpen(DEMO_ACCOUNT)
+    // The status stream and the quote book's each show them (both resume streams of the account).
+    const stream = panel.locator(`.stream[data-account="${DEMO_ACCOUNT}"]`).first()
+    await stream.locator('li.live').nth(2).waitFor()
+    check('the newest notifications of the stream show, marked live', (await stream.locator('li.live').count()) === 3)
+    await panel.getByRole('button', { name: 'drop socket' }).click()
+    await page.getByTestId('status-log').filter({ hasText: /reconnecting.*open$/ }).waitFor()
+    await panel.locator('[data-backfill="finished"]').first().waitFor()
+    check('"drop socket": reconnecting, then open, and a finished backfill', true)
+    check(`no page errors (${errors.join('; ')})`, errors.length === 0)
+  } finally {
+    await browser.close()
+    site.server.close()
+    await sims.close()
+  }
+}
