@@ -37,7 +37,8 @@ function render(s: ClientSnapshot): string {
       return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.solverId)} · ${html(k.protocol)} · chain ${k.chainId} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`
     })
     .join('')
-  return `<style>${STYLE}</style><header><h2>solver-notifications</h2><button data-action="copy">copy diagnostics</button><span class="copied muted"></span></header><div class="summary">${summary}</div>${sockets || '<section class="muted">no socket</section>'}`
+  const books = s.quoteBooks.map((b) => `<li>${html(b.solverId ?? 'default')} ${html(b.account)} · ${b.size} quote(s)${b.ready ? '' : ' · loading'}</li>`).join('')
+  return `<style>${STYLE}</style><header><h2>solver-notifications</h2><button data-action="copy">copy diagnostics</button><span class="copied muted"></span></header><div class="summary">${summary}</div>${sockets || '<section class="muted">no socket</section>'}${books ? `<section class="books">quote books<ol>${books}</ol></section>` : ''}`
 }
 
 /**

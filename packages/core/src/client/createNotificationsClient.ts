@@ -1,3 +1,4 @@
+import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
 import type { NotificationsConfigInput, SolverId } from '../config/types.js'
 import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
@@ -12,7 +13,7 @@ import { ResumeStream } from '../stream/resume/ResumeStream.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { waitForQuote } from '../quotes/waitForQuote.js'
-import type { Observable } from 'rxjs'
+import { type Observable, map } from 'rxjs'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -60,11 +61,13 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
       }),
   }
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
+  const openBooks = new Set<() => QuoteBookSnapshot>()
   return {
     ...stream,
+    inspect: (inspectOptions) => stream.inspect(inspectOptions).pipe(map((snapshot) => ({ ...snapshot, quoteBooks: [...openBooks].map((look) => look()) }))),
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
     searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
-    quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions),
+    quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions, openBooks),
     waitFor: (params, waitOptions) => waitForQuote(stream, backfill, params, waitOptions),
   }
 }

@@ -38,6 +38,12 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   const caught = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.streams[0]?.lastBackfill?.state === 'finished'))))
   expect(caught.sockets.find((k) => k.protocol === 'rasa')!.streams[0]).toMatchObject({ phase: 'live', lastBackfill: { state: 'finished' } })
   expect(enigma.values.filter((e) => e.type === 'status' && e.status === 'reconnecting')).toHaveLength(0)
+  // Open quote books show too, while they are open.
+  const book = live.client.quotes({ account: accounts[1], solverId: live.solverOf.rasa }).subscribe()
+  const withBook = await firstValueFrom(snapshots.pipe(filter((s) => s.quoteBooks.some((b) => b.ready && b.size >= 1))))
+  expect(withBook.quoteBooks).toEqual([{ account: accounts[1], chainId: undefined, solverId: live.solverOf.rasa, size: 1, ready: true }])
+  book.unsubscribe()
+  expect((await firstValueFrom(snapshots)).quoteBooks).toEqual([])
   // What "copy diagnostics" copies: JSON without functions or secrets.
   expect(JSON.parse(JSON.stringify(caught)).sockets[0].drop).toBeUndefined()
   expect(() => live.client.inspect({ intervalMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))

@@ -1,4 +1,5 @@
 import { Observable } from 'rxjs'
+import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
 import type { NotificationsConfigInput } from '../config/types.js'
 import { isPlausiblePosition } from '../utils/plausibleTime.js'
 import { ServiceError } from '../errors/ServiceError.js'
@@ -42,6 +43,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   stream: NotificationsStreamClient<C>,
   params: QuotesParams,
   options: QuotesOptions = {},
+  /** where an open book shows itself to `client.inspect()` */
+  open?: Set<() => QuoteBookSnapshot>,
 ): Observable<QuoteBook> {
   assertAddress(params?.account)
   const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
@@ -115,8 +118,11 @@ export function quoteBooks<C extends NotificationsConfigInput>(
       },
     })
     emit()
+    const look = () => ({ account: params.account, chainId: params.chainId, solverId: params.solverId, size: ledger.size, ready })
+    open?.add(look)
     return () => {
       done = true
+      open?.delete(look)
       subscription.unsubscribe()
     }
   })

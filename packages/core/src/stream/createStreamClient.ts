@@ -223,7 +223,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     inspect: (inspectOptions) => {
       const every = inspectOptions?.intervalMs ?? 1_000
       if (!(typeof every === 'number' && every >= 50)) throw new ServiceError('INVALID_PARAMETERS', `inspect: intervalMs must be at least 50 ms, got ${String(every)}`)
-      return timer(0, every).pipe(map(() => ({ at: Date.now(), sockets: local.inspect(), stats: client.stats() })))
+      return timer(0, every).pipe(map(() => ({ at: Date.now(), sockets: local.inspect(), quoteBooks: [], stats: client.stats() })))
     },
     stats: () => ({
       ...stats,
