@@ -25,7 +25,8 @@ process.on('message', async (command: Command) => {
 async function run(command: Command): Promise<unknown> {
   switch (command.op) {
     case 'start':
-      sim = await startSolverSimulator({ protocol: command.protocol })
+      // The benchmarks publish hundreds of thousands of frames: the inspection logs keep only the last few.
+      sim = await startSolverSimulator({ protocol: command.protocol, recordLimit: 100 })
       return { wsUrl: sim.wsUrl, httpUrl: sim.httpUrl, searchUrl: sim.searchUrl, channel: sim.channel }
     case 'waitForSubscribers':
       for (const account of command.accounts) await sim!.waitForSubscribers(account, 1, { timeoutMs: 120_000 })

@@ -33,6 +33,11 @@ export interface SolverSimulatorOptions {
    * `?token=<token>` in their URL (else the upgrade is refused with 401).
    */
   auth?: { token: string }
+  /**
+   * How many entries each inspection log keeps (frames received per connection, subscriptions, HTTP
+   * requests and headers), oldest dropped first: a simulator running for hours stays bounded (10,000).
+   */
+  recordLimit?: number
 }
 
 /**
@@ -129,6 +134,14 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const host = options.host ?? '127.0.0.1'
   const speaks = module.create({ channel, options: options as unknown as Record<string, unknown> })
   const faults = new HttpFaults()
+  const recordLimit = options.recordLimit ?? 10_000
+  if (!Number.isInteger(recordLimit) || recordLimit < 0) throw new Error(`recordLimit must be a whole number of entries (0 keeps none), got ${String(options.recordLimit)}`)
+  /** Appends to an inspection log, dropping the oldest beyond the limit. */
+  const keep = <T>(log: T[], entry: T) => {
+    if (recordLimit === 0) return
+    log.push(entry)
+    if (log.length > recordLimit) log.splice(0, log.length - recordLimit)
+  }
   const requests: Array<{ method: string; url: string; body: unknown }> = []
   const connections = new Map<number, Connection>()
   /** lowercase account → the sockets watching it: publishing is one lookup, not a scan of every socket */
@@ -148,7 +161,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: MAX_BODY_BYTES })
 
   server.on('upgrade', (req, socket, head) => {
-    headersSeen.push({ ...req.headers })
+    keep(headersSeen, { ...req.headers })
     const url = new URL(req.url ?? '/', 'http://x')
     const path = url.pathname
     if (path !== module.wsPath) {
@@ -172,7 +185,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     })
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString()
-      record.received.push(text)
+      keep(record.received, text)
       onSubscribe(connection, text)
     })
     ws.on('close', (code) => {
@@ -196,7 +209,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     const next = speaks.subscribe(connection.state, frame, connection.accounts)
     if (next) watch(connection, next)
     const valid = next !== undefined
-    subscriptions.push({ connectionId: connection.record.id, frame, valid })
+    keep(subscriptions, { connectionId: connection.record.id, frame, valid })
     for (const waiter of subscriberWaiters) {
       if ((watchers.get(waiter.account)?.size ?? 0) >= waiter.count) {
         subscriberWaiters.delete(waiter)
@@ -303,12 +316,12 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     try {
       body = await readJson(req)
     } catch (error) {
-      requests.push({ method: req.method ?? 'GET', url: url.pathname, body: undefined })
+      keep(requests, { method: req.method ?? 'GET', url: url.pathname, body: undefined })
       send(400, { error: (error as Error).message })
       return
     }
-    requests.push({ method: req.method ?? 'GET', url: url.pathname + url.search, body })
-    headersSeen.push({ ...req.headers })
+    keep(requests, { method: req.method ?? 'GET', url: url.pathname + url.search, body })
+    keep(headersSeen, { ...req.headers })
     if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
       send(401, { error: 'missing or expired token: send authorization: Bearer <token>' })
       return
