@@ -34,7 +34,7 @@ function render(s: ClientSnapshot): string {
           return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${r.held}${backfill}<ol>${recent || '<li class="muted">no notification yet</li>'}</ol></div>`
         })
         .join('')
-      return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.solverId)} · ${html(k.protocol)} · chain ${k.chainId} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`
+      return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.key)} · ${html(k.protocol)} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`
     })
     .join('')
   const books = s.quoteBooks.map((b) => `<li>${html(b.solverId ?? 'default')} ${html(b.account)} · ${b.size} quote(s)${b.ready ? '' : ' · loading'}</li>`).join('')

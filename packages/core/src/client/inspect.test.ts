@@ -22,6 +22,7 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
     ['enigma', 'open', [accounts[0].toLowerCase()]],
     ['rasa', 'open', [accounts[1].toLowerCase()]],
   ])
+  expect(first.sockets.map((s) => s.key).sort()).toEqual([`42161/${live.solverOf.enigma}#0`, `42161/${live.solverOf.rasa}#0`].sort())
   const stream = first.sockets.find((s) => s.protocol === 'rasa')!.streams[0]!
   expect(stream).toMatchObject({ account: accounts[1], phase: 'live', held: 0, lastBackfill: undefined })
   expect(first.stats.socketStatus).toEqual({ connecting: 0, open: 2, reconnecting: 0 })

@@ -120,6 +120,7 @@ export class SocketPool {
   inspect(): SocketSnapshot[] {
     const out: SocketSnapshot[] = []
     for (const endpoint of this.endpoints.values()) {
+      let n = 0
       for (const router of endpoint.routers) {
         const { status, attempt, closeCode, closeReason } = router.connection.statusEvent
         const streams: StreamSnapshot[] = []
@@ -130,7 +131,7 @@ export class SocketPool {
           }
         }
         const { chainId, solverId, notifications } = endpoint.solver
-        out.push({ chainId, solverId, protocol: notifications.protocol, url: router.connection.shownUrl, state: status, attempt, closeCode, closeReason, accounts: [...router.routes.keys()], streams, drop: () => router.connection.redial('dropped from the devtools') })
+        out.push({ key: `${chainId}/${solverId}#${n++}`, chainId, solverId, protocol: notifications.protocol, url: router.connection.shownUrl, state: status, attempt, closeCode, closeReason, accounts: [...router.routes.keys()], streams, drop: () => router.connection.redial('dropped from the devtools') })
       }
     }
     return out

@@ -27,6 +27,8 @@ export interface StreamSnapshot {
  * for (const s of snapshot.sockets) console.log(s.url, s.state, s.accounts.length)
  */
 export interface SocketSnapshot {
+  /** which socket: `<chainId>/<solverId>#<n>` (rasa may run several hubs for one solver) */
+  key: string
   chainId: number
   solverId: string
   protocol: string
