@@ -59,7 +59,10 @@ it('the built docs site: home, a guide, an API page, and the search box finds wa
 
   await page.goto(`${base}/`)
   await page.locator('.DocSearch, .VPNavBarSearch button').first().click()
-  await page.keyboard.type('waitFor')
+  // The search box opens (its index loads on demand): type once it is there.
+  const input = page.locator('#localsearch-input, .search-input').first()
+  await input.waitFor()
+  await input.fill('waitFor')
   const results = page.locator('.result, #localsearch-list li')
   await results.first().waitFor()
   expect(await results.count()).toBeGreaterThan(0)

@@ -164,7 +164,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return 'unknown'
     }
   }
-  const workers = new WorkerPool(CONCURRENCY, () => closed)
+  const workers = new WorkerPool(CONCURRENCY, () => closed || draining !== undefined)
 
   const onAccount = (e: KvEntry) => {
     if (e.operation !== 'PUT') {
@@ -216,27 +216,44 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   /** What one tick did, logged as counts (5,000 accounts are one line, not 5,000). */
   let moves = { taken: 0, handedOver: 0, lost: 0, from: new Map<string, number>() }
-  const acquire = async (key: string) => {
-    const entry = wanted.get(key)
-    if (!entry) return
+  /** Takes the lease of `key` (a KV request): the account is this relay's from here on. */
+  const takeLease = async (key: string, taken: string[]) => {
+    if (!wanted.has(key)) return
     const lease = await leases.take(key)
     if (!lease || closed) return
-    const slot = { revision: lease.revision, relay: undefined as AccountRelay | undefined }
-    held.set(key, slot)
+    held.set(key, { revision: lease.revision, relay: undefined })
+    taken.push(key)
     if (lease.from) {
       metrics.takeovers++
       moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
       logger.debug({ account: key, from: lease.from }, `took over ${key} from ${lease.from}`)
     }
+  }
+
+  /** Opens a held account from its checkpoint; waits for its first backfill, so history requests stay bounded. */
+  const openAccount = async (key: string) => {
+    const slot = held.get(key)
+    const entry = wanted.get(key)
+    if (!slot || slot.relay || !entry || closed || draining !== undefined) return
     try {
       slot.relay = await AccountRelay.open(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost }, entry.since)
       moves.taken++
     } catch (error) {
       metrics.error('WATCH')
       logger.error({ account: key }, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
-      held.delete(key)
-      await leases.giveBack(key, lease.revision)
+      if (held.get(key) === slot) held.delete(key)
+      await leases.giveBack(key, slot.revision)
     }
+  }
+
+  /**
+   * Every lease first (quick KV requests), then the accounts opened: a dead relay's thousands of
+   * accounts are owned within a round, while their backfills catch up 64 at a time behind checkpoints.
+   */
+  const acquire = async (keys: string[]) => {
+    const taken: string[] = []
+    await workers.run(keys, (key) => takeLease(key, taken))
+    await workers.run(taken, openAccount)
   }
 
   const release = async (key: string) => {
@@ -278,7 +295,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const toAcquire = [...plan].filter(([key, owner]) => owner === id && !held.has(key)).map(([key]) => key)
     await workers.run(toRelease, release)
     // Side by side: thousands of renewals must not hold up a takeover, nor a takeover the renewals.
-    await Promise.all([workers.run(toRenew, renew), workers.run(toAcquire, acquire)])
+    await Promise.all([workers.run(toRenew, renew), acquire(toAcquire)])
     reportMoves()
     // Accounts still leased by a relay that stopped beating: look again the moment those leases run out.
     let next = membership.nextExpiry()
