@@ -63,12 +63,16 @@ export class LeaseTable {
     try {
       return await this.kv.update(`leases.${key}`, this.value(), revision)
     } catch (error) {
-      const seen = this.leases.get(key)
-      if (/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) {
-        // Stored meanwhile by this very relay (a renewal that timed out but landed): still ours.
-        return seen && seen.owner === this.owner && seen.revision !== revision ? seen.revision : 'lost'
+      if (!/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) return 'unknown'
+      // The revision moved. A renewal of ours that timed out but was stored moves it too, and this
+      // relay's watch may not have seen it yet: the entry itself says whose the lease is.
+      try {
+        const entry = await this.kv.get(`leases.${key}`)
+        if (entry?.operation !== 'PUT') return 'lost'
+        return entry.json<{ owner?: string }>().owner === this.owner ? entry.revision : 'lost'
+      } catch {
+        return 'unknown'
       }
-      return 'unknown'
     }
   }
 
