@@ -77,6 +77,11 @@ export interface SolverSimulator {
   /** Keeps sockets open but sends nothing and answers no pings, like a dead link. */
   stall(): void
   resume(): void
+  /**
+   * While on, every socket upgrade is answered `503 Service Unavailable` (a socket endpoint that is
+   * down, or a proxy that blocks WebSockets) while history keeps answering; sockets already open stay.
+   */
+  refuseSockets(refuse?: boolean): void
   /** Applies a fault to the next HTTP responses. */
   injectHttpFault(fault: HttpFault): void
   /** Removes every HTTP fault still pending: the next responses are real again. */
@@ -150,6 +155,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const subscriptions: SubscriptionRecord[] = []
   let nextConnectionId = 1
   let stalled = false
+  let refusing = false
   let token = options.auth?.token
   const headersSeen: Array<Record<string, string | string[] | undefined>> = []
 
@@ -166,6 +172,10 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     const path = url.pathname
     if (path !== module.wsPath) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
+      return
+    }
+    if (refusing) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
     const given = url.searchParams.get('token')
@@ -392,6 +402,9 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
           }),
       )
       return Promise.all(closing).then(() => undefined)
+    },
+    refuseSockets(refuse = true) {
+      refusing = refuse
     },
     stall() {
       stalled = true

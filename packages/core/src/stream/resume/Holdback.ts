@@ -12,6 +12,14 @@ import { DedupeWindow, type Verdict } from './DedupeWindow.js'
 export class Holdback {
   watermark: number
   private held: Notification[] | undefined
+  /**
+   * How many of the held frames came before the socket dropped during a backfill: the backfill that
+   * finishes covers those, the frames after it wait for the next one (they may be newer than rows of
+   * the new gap).
+   */
+  private splitAt: number | undefined
+  /** history rows kept held for the next merge (they count as recovered when they go out) */
+  private readonly carried = new Set<Notification>()
   private readonly seen: DedupeWindow
 
   constructor(
@@ -52,6 +60,18 @@ export class Holdback {
     this.held ??= []
   }
 
+  /** The socket dropped while a backfill runs: what is held now is merged with it, what comes later waits for the next. */
+  split(): void {
+    this.splitAt ??= this.held?.length ?? 0
+  }
+
+  /** The oldest plausible `modify_time` held, if any (a position must not pass a frame that was never delivered). */
+  oldestHeld(): number | undefined {
+    let oldest: number | undefined
+    for (const n of this.held ?? []) if (isPlausibleTime(n.modifyTime) && (oldest === undefined || n.modifyTime < oldest)) oldest = n.modifyTime
+    return oldest
+  }
+
   /** A live frame: delivered now, or held (at the cap, what is held goes out in order, so memory stays bounded). */
   push(n: Notification): void {
     if (!this.held) {
@@ -62,6 +82,8 @@ export class Holdback {
     if (this.held.length >= this.maxHeld) {
       const held = this.held
       this.held = []
+      if (this.splitAt !== undefined) this.splitAt = 0
+      this.carried.clear()
       this.deliverAll(held)
     }
   }
@@ -70,12 +92,16 @@ export class Holdback {
   release(): void {
     const held = this.held
     this.held = undefined
+    this.splitAt = undefined
+    this.carried.clear()
     if (held) this.deliverAll(held)
   }
 
   /** Drops what is held without delivering it (the stream ended). */
   discard(): void {
     this.held = undefined
+    this.splitAt = undefined
+    this.carried.clear()
   }
 
   /**
@@ -83,12 +109,32 @@ export class Holdback {
    * live frames go first on equal times, so what both sides had counts as live, not recovered.
    */
   merge(fromHistory: Notification[]): { recovered: number; stale: number } {
-    const held = this.held ?? []
-    this.held = undefined
     const history = new Set(fromHistory)
+    for (const n of this.carried) history.add(n)
+    this.carried.clear()
+    let ready = [...(this.held ?? []), ...fromHistory]
+    this.held = undefined
+    if (this.splitAt !== undefined) {
+      // The socket dropped during this backfill: frames held after the drop wait for the next one, and
+      // so does everything of their quotes (rows of this one included), so a quote's transitions still
+      // go out in order once the next backfill has filled the new gap.
+      const later = ready.slice(this.splitAt, ready.length - fromHistory.length)
+      const waiting = new Set(later.map((n) => n.quoteId))
+      const now: Notification[] = []
+      this.held = []
+      for (const n of ready) {
+        if (!waiting.has(n.quoteId)) now.push(n)
+        else {
+          this.held.push(n)
+          if (history.has(n)) this.carried.add(n)
+        }
+      }
+      ready = now
+      this.splitAt = undefined
+    }
     let recovered = 0
     let stale = 0
-    for (const n of sortByTime([...held, ...fromHistory])) {
+    for (const n of sortByTime(ready)) {
       const verdict = this.deliver(n)
       if (!history.has(n)) continue
       if (verdict === 'new') recovered++

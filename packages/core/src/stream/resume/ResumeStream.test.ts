@@ -141,23 +141,69 @@ describe('ResumeStream after a reconnect', () => {
     expect(calls).toBe(2)
   })
 
-  it('a drop during a backfill keeps holding and backfills again from the first drop', async () => {
+  it('a drop during a backfill does not throw it away: it finishes, then the next one covers the new gap', async () => {
     const { calls, fetch } = pendingFetch()
-    const { stream, delivered } = setup(fetch)
+    const { stream, delivered, stats } = setup(fetch)
     stream.event(status('open'))
     stream.notification(note(1, T + 10))
     stream.event(status('reconnecting', 1))
     stream.event(status('open', 1))
-    stream.notification(note(2, T + 40))
+    stream.notification(note(2, T + 40)) // held, before the second drop: the running backfill covers it
+    stream.notification(note(3, T + 41)) // held, before the second drop, of a quote with nothing after it
     stream.event(status('reconnecting', 1))
-    expect(calls[0]!.signal.aborted).toBe(true)
+    expect(calls[0]!.signal.aborted).toBe(false)
     expect(delivered()).toEqual(['1@10:live'])
     stream.event(status('open', 2))
-    stream.notification(note(2, T + 50))
+    expect(calls).toHaveLength(1) // the running one goes on; the next waits for it
+    stream.notification(note(2, T + 50)) // held after the second drop: waits for the next backfill
+    calls[0]!.resolve(rows([note(2, T + 20, 'a', 'backfill'), note(2, T + 30, 'b', 'backfill'), note(2, T + 40, 'id-2-1763700040', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    // quote 3 goes out; quote 2 has a frame from after the drop, so all of it waits for the next backfill (its order holds)
+    expect(delivered()).toEqual(['1@10:live', '3@41:live'])
+    // the second gap starts where the stream stood when the socket dropped the second time
     expect(calls.map((c) => c.since)).toEqual([T + 10, T + 10])
-    calls[1]!.resolve(rows([note(2, T + 20, 'a', 'backfill'), note(2, T + 30, 'b', 'backfill'), note(2, T + 40, 'id-2-1763700040', 'backfill')]))
-    await vi.runAllTimersAsync()
-    expect(delivered()).toEqual(['1@10:live', '2@20:backfill', '2@30:backfill', '2@40:live', '2@50:live'])
+    calls[1]!.resolve(rows([note(2, T + 45, 'c', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@10:live', '3@41:live', '2@20:backfill', '2@30:backfill', '2@40:live', '2@45:backfill', '2@50:live'])
+    expect(stats.backfills).toMatchObject({ runs: 2, recovered: 3 })
+  })
+
+  it('a history row newer than a frame held after a drop under the backfill waits with it: the quote stays in order (chaos seed 505)', async () => {
+    const { calls, fetch } = pendingFetch()
+    const { stream, delivered, backfills } = setup(fetch)
+    stream.event(status('open'))
+    stream.notification(note(1, T + 10))
+    stream.event(status('reconnecting', 1))
+    stream.event(status('open', 1))
+    stream.event(status('reconnecting', 2))
+    stream.event(status('open', 2))
+    stream.notification(note(5, T + 20, 'live-20'))
+    calls[0]!.resolve(rows([note(5, T + 21, 'row-21', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@10:live'])
+    calls[1]!.resolve(rows([]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@10:live', '5@20:live', '5@21:backfill'])
+    expect(backfills().filter((b) => b.state === 'finished').map((b) => b.recovered)).toEqual([0, 1])
+  })
+
+  it('a stream that drops faster than one backfill round trip still delivers (nothing held for ever)', async () => {
+    const { calls, fetch } = pendingFetch()
+    const { stream, delivered } = setup(fetch)
+    stream.event(status('open'))
+    stream.notification(note(1, T + 1))
+    for (let i = 0; i < 5; i++) {
+      stream.event(status('reconnecting', 1))
+      stream.event(status('open', 1))
+      stream.notification(note(10 + i, T + 10 + i))
+    }
+    expect(calls).toHaveLength(1)
+    calls[0]!.resolve(rows([]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@1:live', '10@10:live'])
+    calls[1]!.resolve(rows([]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@1:live', '10@10:live', '11@11:live', '12@12:live', '13@13:live', '14@14:live'])
   })
 
   it('held live frames are bounded: at maxHeldFrames they go out in order while the backfill goes on', async () => {
@@ -260,6 +306,56 @@ describe('ResumeStream on first load', () => {
     expect(b.delivered()).toEqual(['3@25:backfill', '3@30:live'])
   })
 
+  it('the reload loss: a stream that delivered nothing while every backfill ran into a drop still writes its gap, and the reload recovers what it held', async () => {
+    // The sequence behind chaos seed 505: open, drop, a held frame, a drop under the backfill, another held frame, release.
+    const store = memoryCheckpoints()
+    const key = `1:s:${account.toLowerCase()}`
+    const first = pendingFetch()
+    const a = setup(first.fetch, { checkpoint: store })
+    a.stream.event(status('open'))
+    a.stream.event(status('reconnecting', 1))
+    a.stream.event(status('open', 1))
+    a.stream.notification(note(7, T + 5, 'a'))
+    a.stream.event(status('reconnecting', 2))
+    a.stream.event(status('open', 2))
+    a.stream.notification(note(7, T + 6, 'b'))
+    expect(a.delivered()).toEqual([])
+    // the gap is written while it is open, not only at the end (a tab that is killed writes nothing more)
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(store.entries().get(key)).toBe(T - 2)
+    a.stream.dispose()
+    expect(store.entries().get(key)).toBe(T - 2)
+
+    const second = pendingFetch()
+    const b = setup(second.fetch, { checkpoint: store })
+    b.stream.event(status('open'))
+    expect(second.calls.map((c) => c.since)).toEqual([T - 2])
+    second.calls[0]!.resolve(rows([note(7, T + 5, 'a', 'backfill'), note(7, T + 6, 'b', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(b.delivered()).toEqual(['7@5:backfill', '7@6:backfill'])
+  })
+
+  it('a position is never past a held frame: a server clock behind this one moves the gap start back', async () => {
+    const store = memoryCheckpoints()
+    const key = `1:s:${account.toLowerCase()}`
+    const { calls, fetch } = pendingFetch()
+    const a = setup(fetch, { checkpoint: store })
+    a.stream.event(status('open'))
+    a.stream.event(status('reconnecting', 1))
+    a.stream.event(status('open', 1))
+    a.stream.notification(note(4, T - 100, 'behind')) // held behind the running backfill
+    a.stream.event(status('reconnecting', 2))
+    a.stream.dispose()
+    expect(calls).toHaveLength(1)
+    expect(store.entries().get(key)).toBe(T - 100)
+    // a stream with no gap, nothing held and nothing delivered leaves the store alone
+    const untouched = memoryCheckpoints()
+    const c = setup(pendingFetch().fetch, { checkpoint: untouched })
+    c.stream.event(status('open'))
+    c.stream.dispose()
+    expect(untouched.entries().size).toBe(0)
+  })
+
   it('an empty store, or one that fails, starts from now; a failing store is a CHECKPOINT error', async () => {
     const calls: number[] = []
     const record = async (r: BackfillRequest) => {
@@ -330,15 +426,19 @@ describe('ResumeStream sweeps', () => {
 })
 
 describe('ResumeStream phases', () => {
-  it('a first dial that fails (reconnecting before any open) leaves no gap: once open, live frames flow at once', () => {
-    const { stream, delivered, stats } = setup(() => Promise.reject(new Error('no backfill expected')))
+  it('a first dial that fails is a gap from the moment of subscribing: once open, history since then is backfilled', async () => {
+    const { calls, fetch } = pendingFetch()
+    const { stream, delivered, stats } = setup(fetch)
     stream.event(status('reconnecting', 1))
     expect(stream.phase).toBe('holding')
     stream.event(status('open'))
-    expect(stream.phase).toBe('live')
+    expect(stream.phase).toBe('backfilling')
+    expect(calls.map((c) => c.since)).toEqual([T - 2])
     stream.notification(note(1, T + 5))
-    expect(delivered()).toEqual(['1@5:live'])
-    expect(stats.backfills.runs).toBe(0)
+    calls[0]!.resolve(rows([note(3, T + 1, 'stored-meanwhile', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['3@1:backfill', '1@5:live'])
+    expect(stats.backfills).toMatchObject({ runs: 1, recovered: 1 })
   })
 
   it('walks live → holding → backfilling → live, and disposed is terminal', async () => {

@@ -42,7 +42,7 @@ export interface ResumeContext {
  * | `live` | delivered | a drop (`holding`), a first load from `since`/checkpoint or a sweep (`holding` / `backfilling`) |
  * | `reading-checkpoint` | held | the store answers, fails or times out (`holding` with a position, else `live`) |
  * | `holding` | held | the socket is open: a backfill starts (`backfilling`), or there is no gap (`live`) |
- * | `backfilling` | held | the walk ends (merge, `live`), fails (held frames flow, a retry is armed: `live`), or the socket drops (`holding`) |
+ * | `backfilling` | held | the walk ends (merge: `live`, or `holding` when the socket dropped meanwhile and the next backfill waits for it), or fails (held frames flow, a retry is armed: `live`); a drop does not stop it |
  * | `disposed` | dropped | — |
  */
 export type ResumePhase = 'live' | 'reading-checkpoint' | 'holding' | 'backfilling' | 'disposed'
@@ -79,6 +79,11 @@ export class ResumeStream extends PooledListener {
   phase: ResumePhase = 'live'
   /** where the next backfill starts: the watermark at the first gap no backfill has covered yet */
   private gapFrom: number | undefined
+  /**
+   * A gap that opened while a backfill was running (the socket dropped under it): the running
+   * backfill is not thrown away, it finishes and this becomes the next one's start.
+   */
+  private nextGap: number | undefined
   /** where the next sweep starts */
   private sweepFrom: number
   private inFlight: AbortController | undefined
@@ -86,9 +91,6 @@ export class ResumeStream extends PooledListener {
   private sweepTimer: ReturnType<typeof setTimeout> | undefined
   private failures = 0
   private lastStatus: TransportStatusEvent = { type: 'status', status: 'connecting', attempt: 0 }
-  private hasOpened = false
-  /** a drop happened since the last open */
-  private dropped = false
   private readonly holdback: Holdback
   private readonly checkpoint: CheckpointWriter | undefined
 
@@ -148,7 +150,7 @@ export class ResumeStream extends PooledListener {
       case 'checkpoint': {
         if (this.phase !== 'reading-checkpoint') return
         this.phase = 'live'
-        if (event.since !== undefined) this.startFrom(event.since)
+        if (event.since !== undefined) this.startFrom(this.gapFrom === undefined ? event.since : Math.min(this.gapFrom, event.since))
         else if (this.gapFrom === undefined) this.holdback.release()
         else this.afterHold()
         return
@@ -165,6 +167,8 @@ export class ResumeStream extends PooledListener {
       case 'backfill-failed': {
         const { stats, timers } = this.ctx
         this.inFlight = undefined
+        // The gap that opened meanwhile is later than the one this attempt was for: the retry covers both.
+        this.nextGap = undefined
         stats.backfills.failed++
         const error = isServiceError(event.cause) ? event.cause : new ServiceError('NETWORK', `Backfill failed: ${String(event.cause)}`, { cause: event.cause })
         this.out.event({ type: 'error', error })
@@ -196,6 +200,8 @@ export class ResumeStream extends PooledListener {
         this.end()
         return
       case 'dispose':
+        // The last position is written while what is held still counts: a reload must backfill it.
+        this.checkpoint?.dispose()
         this.holdback.discard()
         this.abort()
         this.end()
@@ -208,23 +214,25 @@ export class ResumeStream extends PooledListener {
     if (event.type !== 'status') return
     this.lastStatus = event
     if (event.status === 'reconnecting') {
-      this.dropped = true
-      if (this.hasOpened) this.gapFrom ??= this.watermarkNow()
+      // A gap opens here, also before the first open: the stream's position began when it was
+      // subscribed (the watermark starts there), so what the server stored meanwhile is backfilled.
+      const start = this.gapStart()
+      if (this.inFlight) {
+        // The running backfill goes on (history does not need the socket): throwing its progress away
+        // on every drop would leave a stream that drops faster than one round trip holding for ever.
+        this.nextGap = this.nextGap === undefined ? start : Math.min(this.nextGap, start)
+        this.holdback.split()
+      } else this.gapFrom = this.gapFrom === undefined ? start : Math.min(this.gapFrom, start)
+      // The position may have moved back to the gap: written within a second (a tab killed now still resumes from it).
+      this.checkpoint?.schedule()
       // Keep holding: frames released now would sort before older transitions the next backfill finds.
       this.holdback.hold()
-      this.abort()
+      this.retryTimer = this.ctx.timers.clear(this.retryTimer)
       this.sweepTimer = this.ctx.timers.clear(this.sweepTimer)
-      if (this.phase !== 'reading-checkpoint') this.phase = 'holding'
+      if (this.phase === 'live') this.phase = 'holding'
     } else if (event.status === 'open') {
-      const mustBackfill = this.gapFrom !== undefined && this.phase !== 'reading-checkpoint' && (this.dropped || !this.inFlight)
-      this.hasOpened = true
-      this.dropped = false
-      if (mustBackfill) this.backfill()
-      else if (this.phase === 'holding' && this.gapFrom === undefined) {
-        // A drop before anything was delivered leaves no gap to fill: nothing may wait for a backfill that never comes.
-        this.holdback.release()
-        this.phase = 'live'
-      }
+      // A backfill still running starts the next one when it ends (onBackfilled).
+      if (this.gapFrom !== undefined && this.phase !== 'reading-checkpoint') this.backfill()
       this.armSweep()
     } else if (event.status === 'closed') {
       this.abort()
@@ -278,9 +286,12 @@ export class ResumeStream extends PooledListener {
     const { ctx } = this
     this.inFlight = undefined
     this.failures = 0
-    if (this.gapFrom === since) this.gapFrom = undefined
+    if (this.gapFrom === since) this.gapFrom = this.nextGap
+    else if (this.nextGap !== undefined) this.gapFrom = Math.min(this.gapFrom ?? this.nextGap, this.nextGap)
+    this.nextGap = undefined
+    // With another gap open, merge delivers what this backfill covers and keeps holding the rest.
     const { recovered, stale } = this.holdback.merge(result.notifications)
-    this.phase = 'live'
+    this.phase = this.holdback.holding ? 'holding' : 'live'
     ctx.stats.backfills.recovered += recovered
     ctx.stats.backfills.foreign += result.foreign
     if (result.truncated) {
@@ -294,6 +305,7 @@ export class ResumeStream extends PooledListener {
         ),
       })
     } else this.status({ state: 'finished', since, recovered, stale })
+    if (this.gapFrom !== undefined && this.lastStatus.status === 'open') this.backfill()
     this.armSweep()
   }
 
@@ -325,14 +337,30 @@ export class ResumeStream extends PooledListener {
   }
 
   /**
-   * The position a resume would be complete from: the watermark, or the start of a gap no backfill
-   * has covered yet (a reload then backfills the gap: at-least-once, never a hole). Only a position
-   * this stream reached (delivered) is written, never the start guess.
+   * Where a gap opening now starts: the watermark (the subscription's start while nothing was
+   * delivered), or earlier when frames are held whose server time is earlier (a server clock behind
+   * this machine's).
+   */
+  private gapStart(): number {
+    const held = this.holdback.oldestHeld()
+    return held === undefined ? this.watermarkNow() : Math.min(this.watermarkNow(), held)
+  }
+
+  /**
+   * The position a resume would be complete from: never later than the start of a gap no backfill
+   * covered yet, nor than a frame received but not delivered (a reload then backfills them:
+   * at-least-once, never a hole), else the watermark. A stream with no gap, nothing held and nothing
+   * delivered has no position (the store is left alone).
    */
   private position(): number | undefined {
-    if (!this.holdback.delivered) return undefined
-    const watermark = this.holdback.watermark
-    return this.gapFrom === undefined ? watermark : Math.min(this.gapFrom, watermark)
+    const candidates: number[] = []
+    if (this.gapFrom !== undefined) candidates.push(this.gapFrom)
+    if (this.nextGap !== undefined) candidates.push(this.nextGap)
+    const held = this.holdback.oldestHeld()
+    if (held !== undefined) candidates.push(held)
+    if (candidates.length === 0 && !this.holdback.delivered) return undefined
+    candidates.push(this.holdback.watermark)
+    return Math.min(...candidates)
   }
 
   /** For `client.inspect()`: built only when someone looks. */
