@@ -1,6 +1,14 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { defineProject } from 'vitest/config'
 
 const conditions = ['@solver-notifications/source']
+
+// The app's tsconfig extends files that `nuxt prepare` generates; a fresh clone has none yet, and vitest
+// reads that tsconfig to load the tests. The suite prepares them itself rather than rely on a step run before it.
+const here = fileURLToPath(new URL('.', import.meta.url))
+if (!existsSync(new URL('./.nuxt/tsconfig.app.json', import.meta.url))) execFileSync(`${here}node_modules/.bin/nuxt`, ['prepare'], { cwd: here, stdio: 'inherit' })
 
 export default defineProject({
   resolve: { conditions },

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { svelteTesting } from '@testing-library/svelte/vite'
 import { createRequire } from 'node:module'
@@ -12,7 +13,7 @@ export default defineProject({
   resolve: {
     conditions: [...conditions, 'browser'],
     // The simulator (Node only) imports ws: keep Node's build, not the browser stub the browser condition picks.
-    alias: { ws: createRequire(import.meta.url).resolve('ws') },
+    alias: { '@solver-notifications/test-support': fileURLToPath(new URL('../test-support/live.ts', import.meta.url)), ws: createRequire(import.meta.url).resolve('ws') },
   },
   ssr: { resolve: { conditions } },
   test: {

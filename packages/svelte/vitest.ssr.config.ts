@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineProject } from 'vitest/config'
 
@@ -7,7 +8,8 @@ const conditions = ['@solver-notifications/source']
 export default defineProject({
   root: import.meta.dirname,
   plugins: [svelte()],
-  resolve: { conditions },
+  // The private test utilities are reached by path: a package dependency on them could not be packed.
+  resolve: { conditions, alias: { '@solver-notifications/test-support': fileURLToPath(new URL('../test-support/live.ts', import.meta.url)) } },
   ssr: { resolve: { conditions } },
   test: { name: 'svelte-ssr', environment: 'node', include: ['src/**/*.ssr.test.ts'] },
 })
