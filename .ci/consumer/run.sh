@@ -6,7 +6,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for pkg in core testkit relay; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done
+# The release rehearsal (.ci/release/rehearse.sh) hands over the tarballs it packed after `changeset version`.
+if [ -n "${TARBALLS:-}" ]; then for pkg in core testkit relay; do cp "$TARBALLS"/solver-notifications-"$pkg"-*.tgz "$work/"; done
+else for pkg in core testkit relay; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done; fi
 cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$root/.ci/consumer/sim-server.mjs" "$root/.ci/consumer/runtime-client.mjs" "$work/"
 cd "$work"
 cat > package.json <<JSON
@@ -25,7 +27,28 @@ node --input-type=module -e "import { startRelay, parseAccountKey } from '@solve
 node -e "const { startRelay } = require('@solver-notifications/relay'); if (typeof startRelay !== 'function') process.exit(1)"
 npx solver-relay --help > /dev/null
 if NATS_URL= npx solver-relay --config x.json 2>/dev/null; then echo "solver-relay without NATS should fail"; exit 1; fi
+# The relay's check against a real nats-server (Debian's, installed by scripts/ensure-nats-server.mjs).
+if command -v nats-server >/dev/null 2>&1; then
+  natsPort=$((20000 + RANDOM % 20000))
+  nats-server -js -a 127.0.0.1 -p "$natsPort" -sd "$work/nats" > nats.log 2>&1 & natsPid=$!
+  cat > solvers.json <<JSON
+{ "defaultChainId": 1, "chains": { "1": { "defaultSolver": "beta", "solvers": { "beta": { "url": "http://127.0.0.1:9", "notifications": { "protocol": "rasa", "url": "ws://127.0.0.1:9/ws" } } } } } }
+JSON
+  for _ in $(seq 1 100); do grep -q "Server is ready" nats.log && break; sleep 0.1; done
+  npx solver-relay check --config solvers.json --nats "nats://127.0.0.1:$natsPort" > check.log 2>&1 || { cat check.log nats.log; exit 1; }
+  kill "$natsPid"
+  echo "relay check against nats-server: ok"
+else echo "relay check skipped: no nats-server on this machine"; fi
 echo "relay (ESM, CJS, CLI): ok"
+# The testkit's CLI: its help names every option, and it starts, listens and stops.
+npx solver-sim --help | grep -q -- "--protocol"
+# The bin npx runs, started directly so the stop signal reaches it (npx does not forward it).
+./node_modules/.bin/solver-sim --protocol rasa --port 0 > sim-cli.log 2>&1 & simPid=$!
+for _ in $(seq 1 100); do grep -q "wsUrl" sim-cli.log && break; sleep 0.1; done
+grep -q "ws://127.0.0.1:" sim-cli.log || { cat sim-cli.log; echo "solver-sim did not start"; exit 1; }
+kill "$simPid"; wait "$simPid" 2>/dev/null || true
+grep -q "stopped" sim-cli.log || { cat sim-cli.log; echo "solver-sim did not stop"; exit 1; }
+echo "testkit CLI (help, start, stop): ok"
 for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundler"; do
   set -- $mode
   npx tsc --noEmit --strict --skipLibCheck false --module "$1" --moduleResolution "$2" --target es2022 --types node types.ts

@@ -26,6 +26,12 @@ interface QuoteState {
  * Realistic frame sequences: temporary id first, then on-chain anchoring, fills and closes, with
  * strictly increasing `modify_time` and deterministic ids.
  */
+/**
+ * How the simulator stamps `modify_time`: `steady` (strictly increasing, for tests) or `wall` (the
+ * current second, for long runs such as the CLI).
+ */
+export type SimulatorClock = 'steady' | 'wall'
+
 export class Lifecycles {
   private nextTemp = -1
   private nextQuote = 1000
@@ -37,10 +43,20 @@ export class Lifecycles {
     private readonly protocol: SimulatorProtocolModule,
     private readonly publish: (frame: SimulatorFrame) => Promise<void>,
     private readonly startTime?: number,
+    private readonly clock: SimulatorClock = 'steady',
   ) {}
 
-  /** Strictly increasing unix seconds: real time when possible, deterministic from `startTime` when given. */
+  /**
+   * Unix seconds for the next frame. `steady`: strictly increasing (real time when possible,
+   * deterministic from `startTime` when given), so every frame sorts after the one before. `wall`:
+   * the current second, shared by frames published within it, so a long-running simulator never
+   * runs ahead of the wall clock.
+   */
   tick(): number {
+    if (this.clock === 'wall') {
+      this.lastTime = Math.max(Math.floor(Date.now() / 1000), this.lastTime)
+      return this.lastTime
+    }
     const now = this.startTime === undefined ? Math.floor(Date.now() / 1000) : this.startTime
     this.lastTime = Math.max(now, this.lastTime + 1)
     return this.lastTime

@@ -4,7 +4,21 @@ import { simulatorProtocols } from './protocols/index.js'
 import { startSolverSimulator } from './startSolverSimulator.js'
 
 const names = Object.keys(simulatorProtocols)
-const usage = `solver-sim --protocol ${names.join('|')} [--port N] [--accounts 0x…,0x…] [--rate LIFECYCLES_PER_S] [--channel NAME]`
+const usage = `solver-sim: a solver notification simulator (WebSocket + HTTP history on 127.0.0.1) for demos and tests
+
+Usage: npx solver-sim --protocol ${names.join('|')} [options]
+
+Options:
+  --protocol ${names.join('|').padEnd(12)} the wire protocol to speak (required)
+  --port N               the port to listen on (default 0: a free port, printed at start)
+  --accounts 0x…,0x…     accounts to publish lifecycles for, comma separated (default none: it only
+                         answers subscribers and history, and says so)
+  --rate N               lifecycles per second over those accounts (default 5); modify_time is the
+                         current second, never ahead of the wall clock
+  --channel NAME         enigma: the channel (app_name) it publishes on (default Simulator_Channel)
+  --help                 this text
+
+Ctrl-C stops it.`
 
 // `pnpm sim -- --protocol rasa` passes the `--` through: it separates nothing here.
 const args = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--'))
@@ -21,9 +35,13 @@ const { values } = parseArgs({
 })
 
 const module = values.protocol !== undefined && Object.hasOwn(simulatorProtocols, values.protocol) ? simulatorProtocols[values.protocol] : undefined
-if (values.help || !module) {
-  console.error(values.help ? usage : `--protocol must be ${names.join(' or ')}\n${usage}`)
-  process.exit(values.help ? 0 : 2)
+if (values.help) {
+  console.log(usage)
+  process.exit(0)
+}
+if (!module) {
+  console.error(`--protocol must be ${names.join(' or ')}\n\n${usage}`)
+  process.exit(2)
 }
 const accounts = values.accounts.split(',').filter(Boolean)
 const bad = accounts.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a))
@@ -33,7 +51,7 @@ if (bad || !(rate > 0)) {
   process.exit(2)
 }
 
-const sim = await startSolverSimulator({ protocol: module.name as never, port: Number(values.port), channel: values.channel })
+const sim = await startSolverSimulator({ protocol: module.name as never, port: Number(values.port), channel: values.channel, clock: 'wall' })
 console.log(`solver-sim (${sim.protocol}) listening`)
 for (const line of module.describe(sim)) console.log(line)
 
@@ -46,7 +64,8 @@ const timer = accounts.length
       run.catch((error: unknown) => console.error('publish failed:', error))
     }, 1000 / rate)
   : undefined
-if (accounts.length) console.log(`  publishing ${rate} lifecycles/s for ${accounts.length} account(s); Ctrl-C stops`)
+if (accounts.length) console.log(`  publishing ${rate} lifecycles/s for ${accounts.length} account(s): ${accounts.join(', ')}; Ctrl-C stops`)
+else console.log('  no --accounts given: publishing nothing, waiting for subscribers and history requests (publish with --accounts 0x…); Ctrl-C stops')
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

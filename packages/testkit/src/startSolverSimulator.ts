@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
 import { BadRequest } from './BadRequest.js'
 import { type HttpFault, HttpFaults } from './HttpFaults.js'
-import { type LifecycleResult, Lifecycles } from './Lifecycles.js'
+import { type LifecycleResult, Lifecycles, type SimulatorClock } from './Lifecycles.js'
 import type { EnigmaOrder, StoredDocument } from './protocols/EnigmaHistory.js'
 import { simulatorProtocols } from './protocols/index.js'
 import type { ConnectionRecord, SimulatorFrame, SimulatorProtocol, SubscriptionRecord } from './types.js'
@@ -28,6 +28,12 @@ export interface SolverSimulatorOptions {
   enigmaOrder?: EnigmaOrder
   /** Start of the lifecycle clock in unix seconds, for deterministic `modify_time` values. */
   clockStart?: number
+  /**
+   * `steady` (default): every `modify_time` one second after the last at least, so frames sort in the
+   * order published. `wall`: the current second (frames within one second share it), so a simulator
+   * that publishes fast for a long time never runs ahead of the wall clock (the CLI's choice).
+   */
+  clock?: SimulatorClock
   /**
    * Require credentials: history requests need `authorization: Bearer <token>` (else 401), sockets
    * `?token=<token>` in their URL (else the upgrade is refused with 401).
@@ -357,7 +363,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const { port } = server.address() as AddressInfo
   const hostText = host.includes(':') ? `[${host}]` : host
   const httpUrl = `http://${hostText}:${port}`
-  const lifecycles = new Lifecycles(module, publish, options.clockStart)
+  const lifecycles = new Lifecycles(module, publish, options.clockStart, options.clock)
 
   return {
     protocol,
