@@ -93,4 +93,44 @@ describe('createConfig', () => {
     expect(invalid(null).message).toContain('(root)')
     expect(invalid({ defaultChainId: 1, chains: {} }).message).toContain('chains: configure at least one chain')
   })
+
+  it('lists every problem at once, each with its path, what was expected and what was given, also on error.issues', () => {
+    const error = invalid({
+      defaultChainId: 42161,
+      chains: {
+        42161: {
+          defaultSolver: 'alpha',
+          solvers: {
+            alpha: { notifications: { protocol: 'enigmaa', url: 'wss://a.example/ws', channel: 'c' } },
+            beta: { url: 'https://b.example', notifications: { protocol: 'rasa', url: 'https://b.example/ws' } },
+          },
+        },
+        8453: { defaultSolver: 'gamma', solvers: { gamma: { notifications: { protocol: 'rasa', url: 5 } } } },
+      },
+    }) as ServiceError & { issues: Array<{ path: string; message: string }> }
+    expect(error.issues.map((i) => i.path)).toEqual([
+      'chains.8453.solvers.gamma.notifications.url',
+      'chains.42161.solvers.alpha.notifications.protocol',
+      'chains.42161.solvers.beta.notifications.url',
+    ])
+    expect(error.issues[0]!.message).toBe('expected a ws:// or wss:// URL (a string), got 5')
+    expect(error.issues[1]!.message).toBe('expected "enigma" or "rasa", got "enigmaa"')
+    expect(error.issues[2]!.message).toBe('expected a ws:// or wss:// URL, got "https://b.example/ws"')
+    for (const issue of error.issues) expect(error.message).toContain(`${issue.path}: ${issue.message}`)
+    expect(error.message).toContain('3 problems')
+  })
+
+  it.each([
+    ['chains keyed by name', { defaultChainId: 42161, chains: { arbitrum: valid.chains[42161] } }, 'chains.arbitrum', 'a chain id (a positive integer)'],
+    ['a solver that is not an object', patch('https://b.example' as never), 'chains.42161.solvers.beta', 'expected an object'],
+    ['solvers that are an array', { defaultChainId: 1, chains: { 1: { defaultSolver: 'a', solvers: [] } } }, 'chains.1.solvers', 'expected an object of solvers keyed by solver id, got an array'],
+    ['notifications missing', patch({ url: 'https://b.example' }), 'chains.42161.solvers.beta.notifications', 'got undefined'],
+    ['chains that are a string', { defaultChainId: 1, chains: 'x' }, 'chains', 'got "x"'],
+    ['headers that are not strings', patch({ headers: { 'App-Name': 5 }, notifications: { protocol: 'rasa', url: 'wss://b.example/ws' } }), 'chains.42161.solvers.beta.headers.App-Name', 'got 5'],
+  ])('%s is INVALID_CONFIG naming the path, never a TypeError', (_name, input, path, message) => {
+    const error = invalid(input) as ServiceError & { issues: Array<{ path: string; message: string }> }
+    const issue = error.issues.find((i) => i.path === path)
+    expect(issue, JSON.stringify(error.issues)).toBeDefined()
+    expect(issue!.message).toContain(message)
+  })
 })

@@ -53,11 +53,14 @@ const BRAND = Symbol.for('solver-notifications.ServiceError')
 export class ServiceError extends Error {
   override readonly name: string = 'ServiceError'
   readonly code: ServiceErrorCode
+  /** `INVALID_CONFIG`: every problem of the config, each with its path (the message lists them too). */
+  readonly issues?: ReadonlyArray<{ readonly path: string; readonly message: string }>
   readonly [BRAND] = true
 
-  constructor(code: ServiceErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ServiceErrorCode, message: string, options?: { cause?: unknown; issues?: ReadonlyArray<{ readonly path: string; readonly message: string }> }) {
     super(message, options)
     this.code = code
+    if (options?.issues) this.issues = options.issues
   }
 }
 

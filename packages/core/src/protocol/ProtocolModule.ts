@@ -7,9 +7,18 @@ import type { Protocol, ServiceNotificationsConfig, SolverEndpoint } from './pro
 /**
  * Everything one wire protocol decides, behind one interface, so the socket pool, live streams,
  * search and backfill each have a single code path. A protocol is one folder under `protocol/`
- * exporting one of these, plus one line in `protocols.ts`.
+ * exporting its halves (wire, search, config), registered in `protocols.ts`, `searchProtocols.ts`
+ * and `protocolConfigs` (or at run time with `registerProtocol`).
  */
-export interface ProtocolModule {
+export interface ProtocolModule extends ProtocolWire {
+  readonly search: ProtocolSearch
+}
+
+/**
+ * The live half of a protocol: sockets, frames and routing. Kept apart from the search half so an app
+ * that only streams bundles no search code, and one that only searches no socket code.
+ */
+export interface ProtocolWire {
   readonly protocol: Protocol
   /** Sockets with equal endpoint keys are interchangeable and shared by the pool. */
   endpointKey(notifications: ServiceNotificationsConfig): string
@@ -21,9 +30,6 @@ export interface ProtocolModule {
   decode(text: string, maxFrameBytes: number): DecodedFrame
   /** The normalized `account` of a frame delivered to a subscription of `subscribed`. */
   accountOf(frame: FrameOf<'frame'>, subscribed: Address): Address
-  /** A stored search row (enigma document, rasa position state) as a decoded frame. */
-  decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
-  readonly search: ProtocolSearch
 }
 
 /**
@@ -55,6 +61,8 @@ export interface ConfigSchemaKit {
 
 /** The history half of a protocol: request, response shape, paging and backfill. */
 export interface ProtocolSearch {
+  /** A stored search row (enigma document, rasa position state) as a decoded frame. */
+  decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
   /** page size of a single search when none is given (undefined: the service decides) */
   readonly defaultSize: number | undefined
   /** page size `searchPages` and backfill walk with when none is given */

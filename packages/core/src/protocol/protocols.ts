@@ -1,7 +1,7 @@
 import type { EnigmaSearchParams, EnigmaSearchResult, ServiceEnigmaNotificationsConfig } from './enigma/enigmaTypes.js'
 import { enigmaConfig } from './enigma/enigmaConfig.js'
 import { enigmaProtocol } from './enigma/enigmaProtocol.js'
-import type { ProtocolConfigModule, ProtocolModule } from './ProtocolModule.js'
+import type { ProtocolConfigModule, ProtocolWire } from './ProtocolModule.js'
 import { rasaConfig } from './rasa/rasaConfig.js'
 import type { RasaSearchParams, RasaSearchResult, ServiceRasaNotificationsConfig } from './rasa/rasaTypes.js'
 import { rasaProtocol } from './rasa/rasaProtocol.js'
@@ -51,30 +51,21 @@ export interface SolverEndpoint<P extends ServiceNotificationsConfig = ServiceNo
 }
 
 /**
- * The registry at run time: the one place pool, streams, search, backfill and cross-tab look a
- * protocol up. Adding a protocol is its folder plus its lines here: this map, `protocolConfigs`
- * and `ProtocolTypes`.
+ * The registry of wire halves at run time: the one place pool, streams and cross-tab look a
+ * protocol's live behaviour up. Search and backfill read `searchProtocols`, `createConfig` reads
+ * `protocolConfigs`; the three are apart so a bundle carries only the halves it uses. Adding a
+ * protocol is its folder plus its line in each (and `ProtocolTypes`), or `registerProtocol` at run time.
  */
-export const protocols: Readonly<Record<Protocol, ProtocolModule>> = { enigma: enigmaProtocol, rasa: rasaProtocol }
+export const protocols: Readonly<Record<Protocol, ProtocolWire>> = { enigma: enigmaProtocol, rasa: rasaProtocol }
 
 /** Each protocol's config block (kept apart from the wire modules, so the frame helpers carry no config code). */
 export const protocolConfigs: Readonly<Record<Protocol, ProtocolConfigModule>> = { enigma: enigmaConfig, rasa: rasaConfig }
 
 let version = 0
 
-/**
- * Registers a protocol module at run time (tests prove a new protocol needs nothing but its module
- * and this call). Not part of the public API.
- */
-export function registerProtocol(module: ProtocolModule, config: ProtocolConfigModule): () => void {
-  ;(protocols as Record<string, ProtocolModule>)[module.protocol] = module
-  ;(protocolConfigs as Record<string, ProtocolConfigModule>)[config.protocol] = config
+/** Marks a change of the registry, so what is built from it (the config schema) is rebuilt. */
+export function bumpRegistryVersion(): void {
   version++
-  return () => {
-    delete (protocols as Record<string, ProtocolModule>)[module.protocol]
-    delete (protocolConfigs as Record<string, ProtocolConfigModule>)[config.protocol]
-    version++
-  }
 }
 
 /** Changes whenever the registry does, so what is built from it (the config schema) is rebuilt. */
@@ -82,7 +73,7 @@ export function registryVersion(): number {
   return version
 }
 
-/** The module of a protocol name, or undefined when no such protocol is registered. */
-export function protocolOf(name: unknown): ProtocolModule | undefined {
+/** The wire half of a protocol name, or undefined when no such protocol is registered. */
+export function protocolOf(name: unknown): ProtocolWire | undefined {
   return typeof name === 'string' && Object.hasOwn(protocols, name) ? protocols[name as Protocol] : undefined
 }

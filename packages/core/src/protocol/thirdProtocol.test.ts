@@ -7,7 +7,7 @@ import { createConfig } from '../config/createConfig.js'
 import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'
 import { NOT_JSON, isPlainObject, parseJson, sealRaw } from './frame.js'
 import type { ProtocolConfigModule, ProtocolModule } from './ProtocolModule.js'
-import { registerProtocol } from './protocols.js'
+import { registerProtocol } from './registerProtocol.js'
 
 // A third wire protocol, "toy", defined in this file only: its client module and its simulator module,
 // each registered with one call. Live streams, search, paging, backfill, cross-tab forwarding and the
@@ -33,8 +33,8 @@ const toyProtocol: ProtocolModule = {
     return { kind: 'frame', raw: sealRaw(raw), address: typeof raw.counterparty_address === 'string' ? raw.counterparty_address : undefined }
   },
   accountOf: (_frame, subscribed) => subscribed,
-  decodeStored: (row) => ({ kind: 'frame', raw: row.state as Record<string, unknown>, address: (row.state as { counterparty_address?: string }).counterparty_address }),
   search: {
+    decodeStored: (row) => ({ kind: 'frame', raw: row.state as Record<string, unknown>, address: (row.state as { counterparty_address?: string }).counterparty_address }),
     defaultSize: 50,
     pageSize: 50,
     maxSize: 50,

@@ -1,5 +1,6 @@
 import type { Address } from '../utils/address.js'
 import { protocols } from './protocols.js'
+import { searchProtocols } from './searchProtocols.js'
 import { normalizeNotification } from './normalizeNotification.js'
 import type { Notification, NotificationDocument, PositionStateResponseSchema, Protocol } from './types.js'
 
@@ -15,7 +16,7 @@ export function toNotification(
   context: { protocol: Protocol; chainId: number; solverId: string; account?: Address; source?: 'live' | 'backfill' },
 ): Notification {
   const module = protocols[context.protocol]
-  const decoded = module.decodeStored(row)
+  const decoded = searchProtocols[context.protocol].decodeStored(row)
   const subscribed = (context.account ?? decoded.address ?? '0x') as Address
   return normalizeNotification(decoded.raw, {
     ...context,

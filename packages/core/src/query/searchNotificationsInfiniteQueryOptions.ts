@@ -1,7 +1,7 @@
 import type { NotificationsConfigInput, SolverId } from '../config/types.js'
 import type { NotificationsClient } from '../client/createNotificationsClient.js'
 import type { SearchParamsFor, SearchResultFor } from '../search/types.js'
-import { protocols } from '../protocol/protocols.js'
+import { searchProtocols } from '../protocol/searchProtocols.js'
 import { searchNotificationsQueryKey } from './searchNotificationsQueryOptions.js'
 
 /** Rows per page of an infinite search when `size` is not given (the rasa endpoint's maximum). */
@@ -27,7 +27,7 @@ export function searchNotificationsInfiniteQueryOptions<C extends NotificationsC
       client.search<S>({ ...params, start: pageParam, size } as SearchParamsFor<C, S>, { signal }),
     initialPageParam: params.start ?? 0,
     getNextPageParam: (last: SearchResultFor<C, S>, _all: unknown, lastStart: number): number | undefined => {
-      const total = protocols[last.kind].search.totalOf(last)
+      const total = searchProtocols[last.kind].totalOf(last)
       const next = lastStart + last.rows.length
       return last.rows.length < size || next >= total ? undefined : next
     },

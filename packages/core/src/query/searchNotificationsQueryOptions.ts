@@ -1,5 +1,5 @@
 import type { NotificationsConfig, NotificationsConfigInput, SolverId } from '../config/types.js'
-import { protocols } from '../protocol/protocols.js'
+import { searchProtocols } from '../protocol/searchProtocols.js'
 import type { SearchNotificationsParams, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClient } from '../client/createNotificationsClient.js'
 
@@ -24,7 +24,7 @@ export function searchNotificationsQueryKey(params: SearchNotificationsParams, c
     if (solver) {
       withDefaults.chainId = solver.chainId
       withDefaults.solverId = solver.solverId
-      const size = protocols[solver.notifications.protocol].search.defaultSize
+      const size = searchProtocols[solver.notifications.protocol].defaultSize
       if (size !== undefined) withDefaults.size = size
     }
   }

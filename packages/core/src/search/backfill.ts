@@ -1,5 +1,6 @@
 import type { ResolvedSolver } from '../config/types.js'
 import { protocols } from '../protocol/protocols.js'
+import { searchProtocols } from '../protocol/searchProtocols.js'
 import { sealRaw } from '../protocol/frame.js'
 import { normalizeFrame } from '../protocol/normalizeNotification.js'
 import type { Notification } from '../protocol/types.js'
@@ -43,21 +44,22 @@ export function createBackfill(http: SearchHttpOptions) {
   return (solver: ResolvedSolver, account: Address): BackfillFetch =>
     async ({ since, maxRows, known, signal, quote }) => {
       const { protocol } = solver.notifications
-      const module = protocols[protocol]
-      const size = module.search.pageSize
-      const params = { ...(quote ? module.search.quoteParams(account, quote) : module.search.backfillParams(account, since)), size }
+      const wire = protocols[protocol]
+      const search = searchProtocols[protocol]
+      const size = search.pageSize
+      const params = { ...(quote ? search.quoteParams(account, quote) : search.backfillParams(account, since)), size }
       const mine = account.toLowerCase()
       const notifications: Notification[] = []
       let foreign = 0
       let read = 0
       let start = 0
-      const repeated = repeatedPageGuard(() => module.search.request(solver, { ...params, start }).url)
+      const repeated = repeatedPageGuard(() => search.request(solver, { ...params, start }).url)
       for (;;) {
         const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal })
         repeated(page.rows, start)
-        const total = module.search.totalOf(page)
+        const total = search.totalOf(page)
         for (const row of page.rows) {
-          const decoded = module.decodeStored(row as Record<string, unknown>)
+          const decoded = search.decodeStored(row as Record<string, unknown>)
           // A row of another account is never delivered as this one's.
           if (decoded.address !== undefined && decoded.address.toLowerCase() !== mine) {
             foreign++
@@ -69,7 +71,7 @@ export function createBackfill(http: SearchHttpOptions) {
             protocol,
             solver.chainId,
             solver.solverId,
-            module.accountOf(decoded, account),
+            wire.accountOf(decoded, account),
             decoded.primaryIdentifier,
             decoded.secondaryIdentifier,
             'backfill',

@@ -1,6 +1,6 @@
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
-import { protocols } from '../protocol/protocols.js'
+import { searchProtocols } from '../protocol/searchProtocols.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
 import { redactUrl } from '../utils/redactUrl.js'
 import { parseSearchResponse } from './parseSearchResponse.js'
@@ -22,7 +22,7 @@ export async function searchNotifications<C extends NotificationsConfigInput, S 
   options: SearchOptions & SearchHttpOptions = {},
 ): Promise<SearchResultFor<C, S>> {
   const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
-  validateSearchParams(params, protocols[solver.notifications.protocol].search, config.allowInsecureTransport)
+  validateSearchParams(params, searchProtocols[solver.notifications.protocol], config.allowInsecureTransport)
   return (await searchSolver(solver, params, options)) as SearchResultFor<C, S>
 }
 
@@ -33,7 +33,7 @@ export async function searchSolver(
   options: SearchOptions & SearchHttpOptions,
 ): Promise<NotificationSearchResult> {
   const { protocol } = solver.notifications
-  const { search } = protocols[protocol]
+  const search = searchProtocols[protocol]
   const { url, body } = search.request(solver, params)
   const { auth } = options
   // The solver's config headers, then what auth.headers says now (asked before every attempt).

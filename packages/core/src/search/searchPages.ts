@@ -1,6 +1,6 @@
 import type { NotificationsConfig, NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { ServiceError } from '../errors/ServiceError.js'
-import { protocols } from '../protocol/protocols.js'
+import { searchProtocols } from '../protocol/searchProtocols.js'
 import type { NotificationSearchResult, SearchNotificationsParams } from '../protocol/searchTypes.js'
 import type { SearchHttpOptions } from './postJson.js'
 import { repeatedPageGuard } from './repeatedPage.js'
@@ -22,7 +22,7 @@ export async function* searchPages<C extends NotificationsConfigInput, S extends
   options: SearchPagesOptions & SearchHttpOptions = {},
 ): AsyncGenerator<SearchResultFor<C, S>, void, undefined> {
   const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
-  validateSearchParams(params, protocols[solver.notifications.protocol].search, config.allowInsecureTransport)
+  validateSearchParams(params, searchProtocols[solver.notifications.protocol], config.allowInsecureTransport)
   yield* pagesOf(solver, params, options) as AsyncGenerator<SearchResultFor<C, S>, void, undefined>
 }
 
@@ -34,7 +34,7 @@ export async function* pagesOf(
 ): AsyncGenerator<NotificationSearchResult, void, undefined> {
   const { maxRows = Number.POSITIVE_INFINITY, ...requestOptions } = options
   if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${String(maxRows)}`)
-  const { search } = protocols[solver.notifications.protocol]
+  const search = searchProtocols[solver.notifications.protocol]
   const size = params.size ?? search.pageSize
   let start = params.start ?? 0
   let read = 0

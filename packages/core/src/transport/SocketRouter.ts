@@ -2,7 +2,7 @@ import type { ResolvedSolver } from '../config/types.js'
 import type { ServiceError } from '../errors/ServiceError.js'
 import type { FrameOf } from '../protocol/frame.js'
 import { normalizeFrame } from '../protocol/normalizeNotification.js'
-import type { ProtocolModule } from '../protocol/ProtocolModule.js'
+import type { ProtocolWire } from '../protocol/ProtocolModule.js'
 import type { Address } from '../utils/address.js'
 import { Connection, type ConnectionContext, type ConnectionHost } from './Connection.js'
 import type { Notification } from '../protocol/types.js'
@@ -54,7 +54,7 @@ export class SocketRouter implements ConnectionHost {
   private lingerTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
-    private readonly module: ProtocolModule,
+    private readonly module: ProtocolWire,
     private readonly solver: ResolvedSolver,
     private readonly ctx: RouterContext,
   ) {
