@@ -26,13 +26,9 @@ const STATUSES = new Set(['idle', 'connecting', 'open', 'reconnecting', 'closed'
 const TYPES = new Set(['success', 'failed', 'seen', 'unknown'])
 const PHASES = new Set(['open', 'fill', 'close', 'cancel', 'liquidation', 'other'])
 const SOURCES = new Set(['live', 'backfill'])
-const STRING_OR_NULL = ['lastSeenAction', 'actionStatus', 'counterpartyAddress', 'stateType', 'failureType', 'failureMessage', 'filledAmountOpen', 'filledAmountClose', 'avgPriceOpen', 'avgPriceClose', 'vaAddress', 'id'] as const
-const NUMBER_OR_NULL = ['tempQuoteId', 'errorCode', 'orderType', 'version', 'createTime', 'modifyTime'] as const
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown) => typeof v === 'string'
-const strOrNull = (v: unknown) => v === null || typeof v === 'string'
-const numOrNull = (v: unknown) => v === null || typeof v === 'number'
 
 /** An event for the channel. */
 export function toWire(event: TransportStatusEvent | TransportErrorEvent): WireEvent {
@@ -95,14 +91,35 @@ function readEvent(e: unknown): WireEvent | undefined {
   return out
 }
 
+/** Fields every notification has, with their checks; the rest (a protocol's own included) travel as they are when they are plain values. */
+const REQUIRED: Record<string, (v: unknown) => boolean> = {
+  type: (v) => TYPES.has(v as string),
+  phase: (v) => PHASES.has(v as string),
+  protocol: (v) => protocolOf(v) !== undefined,
+  source: (v) => SOURCES.has(v as string),
+  quoteId: (v) => typeof v === 'number',
+  chainId: (v) => typeof v === 'number',
+  onChain: (v) => typeof v === 'boolean',
+  account: str,
+  solverId: str,
+}
+/** Known optional fields keep their types (a forged `modifyTime: "x"` is refused like a malformed frame). */
+const NUMBER_OR_NULL = new Set(['tempQuoteId', 'errorCode', 'orderType', 'version', 'createTime', 'modifyTime'])
+/** Keys never copied: they would reach the prototype of the rebuilt object. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
+
 function readNotification(n: unknown): Notification | undefined {
-  if (!isObject(n)) return undefined
-  if (!TYPES.has(n.type as string) || !PHASES.has(n.phase as string) || protocolOf(n.protocol) === undefined || !SOURCES.has(n.source as string)) return undefined
-  if (typeof n.quoteId !== 'number' || typeof n.chainId !== 'number' || typeof n.onChain !== 'boolean' || !str(n.account) || !str(n.solverId) || !isObject(n.raw)) return undefined
-  for (const key of STRING_OR_NULL) if (!strOrNull(n[key])) return undefined
-  for (const key of NUMBER_OR_NULL) if (!numOrNull(n[key])) return undefined
+  if (!isObject(n) || !isObject(n.raw)) return undefined
+  for (const key in REQUIRED) if (!REQUIRED[key]!(n[key])) return undefined
   const out: Record<string, unknown> = {}
-  for (const key of ['type', 'phase', 'quoteId', 'onChain', 'account', 'protocol', 'chainId', 'solverId', 'source', ...STRING_OR_NULL, ...NUMBER_OR_NULL]) out[key] = n[key]
+  // Every plain field is forwarded, whatever the protocol added: a follower tab sees what the leader saw.
+  for (const key of Object.keys(n)) {
+    const value = n[key]
+    if (UNSAFE.has(key) || key === 'raw') continue
+    if (NUMBER_OR_NULL.has(key) && value !== null && typeof value !== 'number') return undefined
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value
+    else if (value !== undefined) return undefined
+  }
   // The raw frame was sealed in the leader; structured clone gave this tab its own copy to seal again.
   out.raw = sealRaw(n.raw)
   return Object.freeze(out) as unknown as Notification
