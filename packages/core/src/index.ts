@@ -1,4 +1,6 @@
 export { createConfig } from './config/createConfig.js'
+export { isSolverId } from './config/isSolverId.js'
+export type { ConfigIssue } from './config/validateConfig.js'
 export type { ConfigOfRegister, Register, RegisteredConfig } from './config/Register.js'
 export type {
   ChainConfig,
@@ -13,7 +15,7 @@ export type {
   SolverProtocol,
 } from './config/types.js'
 export { ServiceError, isServiceError, type ServiceErrorCode } from './errors/ServiceError.js'
-export { ServiceRequestError } from './errors/ServiceRequestError.js'
+export { ServiceRequestError, isServiceRequestError } from './errors/ServiceRequestError.js'
 export { buildEnigmaSubscribeFrame } from './protocol/enigma/buildEnigmaSubscribeFrame.js'
 export { buildRasaSubscribeFrame } from './protocol/rasa/buildRasaSubscribeFrame.js'
 export { classifyNotification } from './protocol/classifyNotification.js'
@@ -41,7 +43,7 @@ export type { Lifecycle, LifecycleEvent } from './transport/Lifecycle.js'
 export type { Logger } from './transport/Logger.js'
 export { browserLifecycle } from './transport/browserLifecycle.js'
 export type { SocketClose } from './transport/TransportOptions.js'
-export { isAddress, type Address } from './utils/address.js'
+export { isAddress, toAddress, type Address } from './utils/address.js'
 export { isPlausiblePosition, isPlausibleTime } from './utils/plausibleTime.js'
 export { redactCause, redactText, redactUrl } from './utils/redactUrl.js'
 export type { ClientStats } from './stream/ClientStats.js'
@@ -51,6 +53,7 @@ export { createNotificationsClient, type NotificationsClient } from './client/cr
 export { createStreamClient, type CrossTabHandle, type NotificationsStreamClient, type ResumeOptions, type StreamOptions, type StreamParams } from './stream/createStreamClient.js'
 export { memoryCheckpoints, webStorageCheckpoints, type CheckpointStore, type StorageLike } from './stream/resume/CheckpointStore.js'
 export type { BackfillStatus, NotificationEvent, StatusEvent } from './stream/NotificationEvent.js'
+export type { IterableObservable } from './stream/IterableObservable.js'
 export type { WebSocketConstructor, WebSocketLike } from './transport/WebSocketLike.js'
 export type { SearchHttpOptions } from './search/postJson.js'
 export { searchNotifications } from './search/searchNotifications.js'

@@ -4,6 +4,7 @@ import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
+import { searchUnavailable } from '../search/searchUnavailable.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, type ResumeFeature, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
@@ -13,7 +14,8 @@ import { ResumeStream } from '../stream/resume/ResumeStream.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { waitForQuote } from '../quotes/waitForQuote.js'
-import { type Observable, map } from 'rxjs'
+import { map } from 'rxjs'
+import type { IterableObservable } from '../stream/IterableObservable.js'
 
 /**
  * The client apps use: live streams over the shared pool, and history search.
@@ -29,7 +31,7 @@ export interface NotificationsClient<C extends NotificationsConfigInput = Notifi
   /** Page after page of stored history. */
   searchPages<S extends SolverId<C> | undefined = undefined>(params: SearchParamsFor<C, S>, options?: SearchPagesOptions): AsyncIterable<SearchResultFor<C, S>>
   /** The state of each quote of an account, now: a history snapshot joined with the live stream; never errors. */
-  quotes(params: QuotesParams<SolverId<C>>, options?: QuotesOptions): Observable<QuoteBook>
+  quotes(params: QuotesParams<SolverId<C>>, options?: QuotesOptions): IterableObservable<QuoteBook>
   /** Resolves when a quote reaches a status (or a test holds), from live frames or by chasing history; rejects with `TIMEOUT` or `ABORTED`. */
   waitFor(params: WaitForParams<SolverId<C>>, options: WaitForOptions): Promise<QuoteState>
 }
@@ -48,6 +50,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   const backfill = createBackfill(http)
   const resume = {
     checkpointTimeoutMs: http.timeoutMs ?? 10_000,
+    unavailable: searchUnavailable,
     create: ({ out, solver, account, settings, pool, transport, stats }: Parameters<ResumeFeature['create']>[0]) =>
       new ResumeStream(out, {
         fetch: backfill(solver, account),

@@ -36,6 +36,8 @@ export type ServiceErrorCode =
   | 'AUTH'
   /** a search response body was larger than `search.maxResponseBytes` (decoded bytes) */
   | 'RESPONSE_TOO_LARGE'
+  /** a `for await` loop fell more than `highWaterMark` items behind its stream; the stream was released */
+  | 'SLOW_CONSUMER'
 
 /**
  * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.

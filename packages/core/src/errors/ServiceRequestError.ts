@@ -1,12 +1,14 @@
 import { ServiceError, type ServiceErrorCode } from './ServiceError.js'
 
 const MAX_BODY_CHARS = 4096
+/** A global brand, so an error of another copy of the package (ESM next to CJS) is recognised where `instanceof` says no. */
+const REQUEST_BRAND = Symbol.for('solver-notifications.ServiceRequestError')
 
 /**
  * A failed search request: carries the HTTP method, URL, status and the (truncated) response body.
  *
  * @example
- * catch (e) { if (e instanceof ServiceRequestError && e.status === 429) wait(e.retryAfterMs) }
+ * catch (e) { if (isServiceRequestError(e) && e.status === 429) wait(e.retryAfterMs) }
  */
 export class ServiceRequestError extends ServiceError {
   override readonly name: string = 'ServiceRequestError'
@@ -16,6 +18,7 @@ export class ServiceRequestError extends ServiceError {
   /** The response body, parsed as JSON when it is JSON, truncated to 4 KiB. */
   readonly body: unknown
   readonly retryAfterMs: number | undefined
+  readonly [REQUEST_BRAND] = true
 
   constructor(
     code: ServiceErrorCode,
@@ -29,6 +32,18 @@ export class ServiceRequestError extends ServiceError {
     this.body = truncateBody(details.body)
     this.retryAfterMs = details.retryAfterMs
   }
+}
+
+/**
+ * Type guard for {@link ServiceRequestError}: narrows to its `status`, `url`, `method`, `body` and
+ * `retryAfterMs`; true also for an error of another copy of the package (ESM next to CJS), where
+ * `instanceof` says no.
+ *
+ * @example
+ * catch (e) { if (isServiceRequestError(e) && e.status === 401) renewToken() }
+ */
+export function isServiceRequestError(value: unknown): value is ServiceRequestError {
+  return value instanceof ServiceRequestError || (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[REQUEST_BRAND] === true)
 }
 
 /** Keeps error objects small: bodies of failed requests can be whole HTML pages. */

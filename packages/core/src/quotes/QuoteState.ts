@@ -87,6 +87,8 @@ export interface QuotesOptions {
   maxSnapshotRows?: number | undefined
   /** transitions each quote keeps, the newest (50) */
   maxTransitions?: number | undefined
+  /** `for await` only: books buffered for a loop slower than the stream; past it the loop throws `SLOW_CONSUMER` (10,000) */
+  highWaterMark?: number | undefined
 }
 
 /**

@@ -7,6 +7,7 @@ import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import { assertAddress } from '../utils/address.js'
 import { QuoteLedger } from './QuoteLedger.js'
+import { type IterableObservable, iterable, resolveHighWaterMark } from '../stream/IterableObservable.js'
 import type { QuoteListVersion } from './QuoteList.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams } from './QuoteState.js'
 
@@ -45,7 +46,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   options: QuotesOptions = {},
   /** where an open book shows itself to `client.inspect()` */
   open?: Set<() => QuoteBookSnapshot>,
-): Observable<QuoteBook> {
+): IterableObservable<QuoteBook> {
   assertAddress(params?.account)
   const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
   if (since !== undefined && !isPlausiblePosition(since)) {
@@ -61,7 +62,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     // The whole history when no `since`: an old position that is still open belongs in the book.
     { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows) } },
   )
-  return new Observable<QuoteBook>((subscriber) => {
+  const highWaterMark = resolveHighWaterMark(options?.highWaterMark, 'quotes')
+  return iterable(new Observable<QuoteBook>((subscriber) => {
     let error: ServiceError | null = null
     const ledger = new QuoteLedger(params.account, maxTransitions, (message) => {
       error = new ServiceError('INVALID_AMOUNT', message)
@@ -125,5 +127,5 @@ export function quoteBooks<C extends NotificationsConfigInput>(
       open?.delete(look)
       subscription.unsubscribe()
     }
-  })
+  }), highWaterMark)
 }

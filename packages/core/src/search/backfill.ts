@@ -8,6 +8,7 @@ import type { Address } from '../utils/address.js'
 import type { SearchHttpOptions } from './postJson.js'
 import { repeatedPageGuard } from './repeatedPage.js'
 import { searchSolver } from './searchNotifications.js'
+import { searchUnavailable } from './searchUnavailable.js'
 
 /** What a resume stream asks history for. */
 export interface BackfillRequest {
@@ -41,8 +42,11 @@ export type BackfillFetch = (request: BackfillRequest) => Promise<BackfillResult
  * so a slow history never holds its live frames longer than one request.
  */
 export function createBackfill(http: SearchHttpOptions) {
-  return (solver: ResolvedSolver, account: Address): BackfillFetch =>
-    async ({ since, maxRows, known, signal, quote }) => {
+  return (solver: ResolvedSolver, account: Address): BackfillFetch => {
+    // A solver whose history cannot be read fails here, at once, not on every retry of every backfill.
+    const unavailable = searchUnavailable(solver)
+    if (unavailable) throw unavailable
+    return async ({ since, maxRows, known, signal, quote }) => {
       const { protocol } = solver.notifications
       const wire = protocols[protocol]
       const search = searchProtocols[protocol]
@@ -86,6 +90,7 @@ export function createBackfill(http: SearchHttpOptions) {
         if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign }
       }
     }
+  }
 }
 
 function isQuote(n: Notification, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): boolean {

@@ -15,6 +15,7 @@ import { type NotificationsClientOptions, resolveClientOptions } from './clientO
 import { type ResumeOptions, type ResumeSettings, resolveResumeSettings } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
+import { type IterableObservable, iterable, resolveHighWaterMark } from './IterableObservable.js'
 
 /**
  * Which account of which solver a live stream follows; chain and solver default from the config.
@@ -40,6 +41,8 @@ export type { ResumeOptions } from './resume/resumeOptions.js'
  */
 export interface StreamOptions {
   resume?: boolean | ResumeOptions | undefined
+  /** `for await` only: items buffered for a loop slower than the stream; past it the loop throws `SLOW_CONSUMER` (10,000) */
+  highWaterMark?: number | undefined
 }
 
 /**
@@ -50,10 +53,10 @@ export interface StreamOptions {
  */
 export interface NotificationsStreamClient<C extends NotificationsConfigInput = NotificationsConfigInput> {
   readonly config: NotificationsConfig<C>
-  /** Notifications, status changes and errors of one account; never errors, completes on `close()`. */
-  events(params: StreamParams<C>, options?: StreamOptions): Observable<NotificationEvent>
-  /** The notifications of one account (a view of `events`). */
-  notifications(params: StreamParams<C>, options?: StreamOptions): Observable<Notification>
+  /** Notifications, status changes and errors of one account; never errors, completes on `close()`. Also `for await`-able. */
+  events(params: StreamParams<C>, options?: StreamOptions): IterableObservable<NotificationEvent>
+  /** The notifications of one account (a view of `events`). Also `for await`-able. */
+  notifications(params: StreamParams<C>, options?: StreamOptions): IterableObservable<Notification>
   /** The socket status of one account: the current value first, then changes (a view of `events`). */
   status(params: StreamParams<C>): Observable<SocketStatus>
   stats(): ClientStats
@@ -161,6 +164,8 @@ class PoolObservable<T> extends Observable<T> {
 export interface ResumeFeature {
   /** the deadline of a checkpoint read: the search deadline */
   readonly checkpointTimeoutMs: number
+  /** why this solver's history cannot be read (the stream then ends at once with that error), or undefined */
+  unavailable(solver: ResolvedSolver): ServiceError | undefined
   create(args: {
     out: StreamListener
     solver: ResolvedSolver
@@ -194,16 +199,30 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   const crossTab = wantsCrossTab && crossTabFeature ? crossTabFeature(local, config as NotificationsConfig, options.crossTab as true | { name?: string }) : undefined
   const pool: ListenerPool = crossTab ?? local
 
-  const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): Observable<T> => {
+  const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): IterableObservable<T> => {
     assertAddress(params?.account)
     const account = params.account
     // Resolved once per call; the config hands out one object per solver, which keys the pool.
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
     const wanted = streamOptions?.resume
-    if (wanted === undefined || wanted === false) return new PoolObservable(pool, solver, account, View)
+    const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
+    if (wanted === undefined || wanted === false) return iterable(new PoolObservable(pool, solver, account, View), highWaterMark)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     const settings = resolveResumeSettings(wanted, resume.checkpointTimeoutMs)
-    return new Observable<T>((subscriber) => {
+    const unavailable = resume.unavailable(solver)
+    if (unavailable) {
+      // No retry loop and no flicker: the error, then `closed`, then the end.
+      return iterable(
+        new Observable<T>((subscriber) => {
+          const view = new View(subscriber, pool)
+          view.event({ type: 'error', error: unavailable })
+          view.event({ type: 'status', status: 'closed', attempt: 0 })
+          view.complete()
+        }),
+        highWaterMark,
+      )
+    }
+    return iterable(new Observable<T>((subscriber) => {
       // Resume streams put a ResumeStream between the socket and the subscriber.
       const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats })
       pool.acquire(solver, account, filler)
@@ -212,7 +231,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
         filler.dispose()
         pool.release(filler)
       }
-    })
+    }), highWaterMark)
   }
 
   const client: NotificationsStreamClient<C> = {

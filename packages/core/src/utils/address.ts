@@ -20,6 +20,18 @@ export function isAddress(value: unknown): value is Address {
   return typeof value === 'string' && ADDRESS.test(value)
 }
 
+/**
+ * Checks a runtime string (a form field, a URL parameter, an API response) and returns it as an
+ * {@link Address}, or throws `INVALID_PARAMETERS` saying why; no cast needed.
+ *
+ * @example
+ * const account = toAddress(new URL(location.href).searchParams.get('account') ?? '')
+ */
+export function toAddress(value: string): Address {
+  assertAddress(value)
+  return value
+}
+
 /** Throws `INVALID_PARAMETERS` naming the parameter, so a typo fails at the call and not on the wire. */
 export function assertAddress(value: unknown, name = 'account'): asserts value is Address {
   if (!isAddress(value)) {

@@ -10,7 +10,7 @@ it('forwards every plain field of a notification, a field a protocol added inclu
   const n = { ...base(), venue: 'toy-venue', leverage: 3 }
   const parsed = parseTabMessage(structuredClone(message(n)))
   expect(parsed?.t).toBe('n')
-  const forwarded = (parsed as { n: Record<string, unknown> }).n
+  const forwarded = (parsed as unknown as { n: Record<string, unknown> }).n
   expect(forwarded.venue).toBe('toy-venue')
   expect(forwarded.leverage).toBe(3)
   for (const [key, value] of Object.entries(base())) if (key !== 'raw') expect(forwarded[key]).toEqual(value)

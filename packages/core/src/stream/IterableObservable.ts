@@ -1,0 +1,133 @@
+import type { Observable, Subscription } from 'rxjs'
+import { ServiceError } from '../errors/ServiceError.js'
+
+/**
+ * An Observable that is also an async iterable: `subscribe` as usual, or `for await` it (Node
+ * scripts, workers). Leaving the loop (`break`, `return`, a throw) releases the subscription.
+ *
+ * @example
+ * for await (const n of client.notifications({ account })) console.log(n.quoteId, n.type)
+ */
+export type IterableObservable<T> = Observable<T> & AsyncIterable<T>
+
+/** The default `highWaterMark`: items an async iterator buffers for a consumer slower than its stream. */
+export const DEFAULT_HIGH_WATER_MARK = 10_000
+
+/** Checks a `highWaterMark` option (a positive integer), at the call. */
+export function resolveHighWaterMark(value: unknown, where: string): number {
+  if (value === undefined) return DEFAULT_HIGH_WATER_MARK
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new ServiceError('INVALID_PARAMETERS', `${where} highWaterMark must be a positive integer (items buffered for a slow for-await loop), got ${String(value)}`)
+  }
+  return value
+}
+
+/**
+ * Makes `source` async-iterable in place (each loop subscribes anew). A consumer slower than the
+ * stream is buffered up to `highWaterMark` items; past it the subscription is released and the
+ * iterator throws `SLOW_CONSUMER`: nothing is dropped silently.
+ */
+export function iterable<T>(source: Observable<T>, highWaterMark: number): IterableObservable<T> {
+  Object.defineProperty(source, Symbol.asyncIterator, { value: () => iterate(source, highWaterMark), configurable: true })
+  return source as IterableObservable<T>
+}
+
+type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }
+
+function iterate<T>(source: Observable<T>, highWaterMark: number): AsyncIterator<T> {
+  const buffer: T[] = []
+  let head = 0
+  let ended = false
+  let failure: unknown
+  let waiter: Waiter<T> | undefined
+  let subscription: Subscription | undefined
+  let stopWhenSubscribed = false
+  const stop = () => {
+    if (subscription) subscription.unsubscribe()
+    else stopWhenSubscribed = true
+  }
+  const wake = () => {
+    const w = waiter
+    if (!w) return
+    waiter = undefined
+    if (head < buffer.length) w.resolve({ value: take(), done: false })
+    else if (failure !== undefined) w.reject(failure)
+    else w.resolve({ value: undefined, done: true })
+  }
+  const take = (): T => {
+    const value = buffer[head]!
+    buffer[head++] = undefined as T
+    // Compacted now and then, so a long loop does not keep what it read.
+    if (head > 1024 && head * 2 > buffer.length) {
+      buffer.splice(0, head)
+      head = 0
+    }
+    return value
+  }
+  const finish = (error?: unknown) => {
+    if (ended) return
+    ended = true
+    failure = error
+    wake()
+  }
+  const start = () => {
+    subscription = source.subscribe({
+      next(value) {
+        if (ended) return
+        if (waiter) {
+          const w = waiter
+          waiter = undefined
+          w.resolve({ value, done: false })
+          return
+        }
+        buffer.push(value)
+        if (buffer.length - head > highWaterMark) {
+          buffer.length = 0
+          head = 0
+          stop()
+          finish(
+            new ServiceError(
+              'SLOW_CONSUMER',
+              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound. Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
+            ),
+          )
+        }
+      },
+      error: (error: unknown) => finish(error),
+      complete: () => finish(),
+    })
+    if (stopWhenSubscribed) subscription.unsubscribe()
+  }
+  return {
+    next() {
+      if (!subscription && !ended) start()
+      if (head < buffer.length) return Promise.resolve({ value: take(), done: false })
+      if (ended) {
+        const error = failure
+        failure = undefined
+        return error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(error)
+      }
+      return new Promise<IteratorResult<T>>((resolve, reject) => {
+        waiter = { resolve, reject }
+      })
+    },
+    return() {
+      stop()
+      buffer.length = 0
+      head = 0
+      ended = true
+      failure = undefined
+      wake()
+      return Promise.resolve({ value: undefined, done: true })
+    },
+    throw(error?: unknown) {
+      stop()
+      buffer.length = 0
+      head = 0
+      ended = true
+      failure = undefined
+      wake()
+      return Promise.reject(error)
+    },
+  }
+}

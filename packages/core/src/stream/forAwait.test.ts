@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { type Live, accounts, startLive } from '@solver-notifications/test-support'
+import { isServiceError } from '../errors/ServiceError.js'
+import type { Notification } from '../protocol/types.js'
+
+// `for await` over real sockets: the simulator publishes, a loop consumes, leaving it releases.
+
+let live: Live
+beforeEach(async () => {
+  live = await startLive({ lingerMs: 0 })
+})
+afterEach(() => live.stop())
+
+const [A] = accounts
+const frame = (quote: number, id: string) => ({ id, quote_id: quote, temp_quote_id: -quote, modify_time: live.rasa.tick(), counterparty_address: A, last_seen_action: 'InstantRFQ', action_status: 'success' })
+
+it.each(['alpha', 'beta'] as const)('solver %s: for await receives notifications in order; break releases the subscription', async (solverId) => {
+  const sim = solverId === 'alpha' ? live.enigma : live.rasa
+  const stream = live.client.notifications({ account: A, solverId })
+  const got: Array<string | null> = []
+  const publishing = (async () => {
+    await sim.waitForSubscribers(A)
+    for (let i = 1; i <= 3; i++) await sim.publish(frame(i, `for-await-${i}`))
+  })()
+  for await (const n of stream) {
+    got.push(n.id)
+    if (got.length === 3) break
+  }
+  await publishing
+  expect(got).toEqual(['for-await-1', 'for-await-2', 'for-await-3'])
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it('a throw inside the loop releases the subscription like unsubscribe', async () => {
+  const loop = async () => {
+    for await (const e of live.client.events({ account: A, solverId: 'beta' }, { resume: true })) {
+      if (e.type === 'status' && e.status === 'open') throw new Error('stop here')
+    }
+  }
+  await expect(loop()).rejects.toThrow('stop here')
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it('a consumer slower than highWaterMark gets SLOW_CONSUMER (nothing dropped silently) and the stream is released', async () => {
+  const iterator = live.client.notifications({ account: A, solverId: 'beta' }, { highWaterMark: 3 })[Symbol.asyncIterator]()
+  const first = iterator.next() // subscribes
+  await live.rasa.waitForSubscribers(A)
+  for (let i = 1; i <= 5; i++) await live.rasa.publish(frame(i, `slow-${i}`))
+  expect(((await first).value as Notification).id).toBe('slow-1')
+  const seen: string[] = []
+  let failure: unknown
+  try {
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) break
+      seen.push((next.value as Notification).id!)
+      if (seen.length === 1) for (let i = 6; i <= 9; i++) await live.rasa.publish(frame(i, `slow-${i}`))
+    }
+  } catch (error) {
+    failure = error
+  }
+  expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it('quote books are for-await-able too', async () => {
+  for await (const book of live.client.quotes({ account: A, solverId: 'beta' })) {
+    if (book.ready) {
+      expect(book.quotes).toEqual([])
+      break
+    }
+  }
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it('highWaterMark must be a positive integer, checked at the call', () => {
+  expect(() => live.client.notifications({ account: A }, { highWaterMark: 0 })).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+  expect(() => live.client.quotes({ account: A }, { highWaterMark: 1.5 })).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+})
