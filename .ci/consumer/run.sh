@@ -22,6 +22,12 @@ JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
 node smoke.cjs
+# Getting started's Node script, exactly as the guide prints it: it must run and exit by itself.
+awk '/^\/\/ first-stream.mjs$/{on=1} on&&/^```$/{exit} on{print}' "$root/docs/guide/getting-started.md" > first-stream.mjs
+[ -s first-stream.mjs ] || { echo "getting started: the first-stream.mjs block was not found"; exit 1; }
+timeout 60 node first-stream.mjs > first-stream.log 2>&1 || { cat first-stream.log; echo "getting started's script failed or did not exit"; exit 1; }
+[ "$(grep -c '0x1111' first-stream.log)" = 3 ] || { cat first-stream.log; echo "getting started's script did not print three notifications"; exit 1; }
+echo "getting started (first-stream.mjs, as printed): ok"
 # The relay: both module systems load it, and its CLI runs and names what is missing.
 node --input-type=module -e "import { startRelay, parseAccountKey } from '@solver-notifications/relay'; if (typeof startRelay !== 'function' || parseAccountKey('1.beta.0x1111111111111111111111111111111111111111').chainId !== 1) process.exit(1)"
 node -e "const { startRelay } = require('@solver-notifications/relay'); if (typeof startRelay !== 'function') process.exit(1)"

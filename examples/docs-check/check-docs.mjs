@@ -80,6 +80,19 @@ for (const file of markdownFiles()) {
   }
 }
 
+// The troubleshooting table lists every ServiceErrorCode, and nothing else (the union is read from core's source).
+{
+  const source = readFileSync(join(root, 'packages/core/src/errors/ServiceError.ts'), 'utf8')
+  const union = /export type ServiceErrorCode =([\s\S]*?)\n\n/.exec(source)?.[1] ?? ''
+  const codes = new Set([...union.matchAll(/\|\s*'([A-Z_]+)'/g)].map((m) => m[1]))
+  if (codes.size === 0) problems.push('packages/core/src/errors/ServiceError.ts: could not read the ServiceErrorCode union')
+  const guide = readFileSync(join(root, 'docs/guide/troubleshooting.md'), 'utf8')
+  const table = guide.slice(guide.indexOf('## Errors and what they mean'))
+  const listed = new Set([...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]))
+  for (const code of codes) if (!listed.has(code)) problems.push(`docs/guide/troubleshooting.md: the error table has no row for ${code}`)
+  for (const code of listed) if (!codes.has(code)) problems.push(`docs/guide/troubleshooting.md: the error table lists ${code}, which is not a ServiceErrorCode`)
+}
+
 rmSync(generated, { recursive: true, force: true })
 mkdirSync(generated, { recursive: true })
 const where = new Map()
