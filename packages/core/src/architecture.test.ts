@@ -63,6 +63,8 @@ it('pins the public exports, so the surface changes only on purpose', () => {
       "isPlausibleTime",
       "isSameNotification",
       "isServiceError",
+      "isServiceRequestError",
+      "isSolverId",
       "memoryCheckpoints",
       "normalizeNotification",
       "notificationKey",
@@ -72,6 +74,7 @@ it('pins the public exports, so the surface changes only on purpose', () => {
       "redactUrl",
       "searchNotifications",
       "searchPages",
+      "toAddress",
       "toNotification",
       "webStorageCheckpoints",
     ]

@@ -12,15 +12,18 @@ export const fakeConfig = createConfig({
       defaultSolver: 'hub',
       solvers: {
         hub: { notifications: { protocol: 'rasa', url: 'wss://hub.example/ws' } },
-        enigma: { notifications: { protocol: 'enigma', url: 'wss://e.example/ws', channel: 'C' } },
+        enigma: { notifications: { protocol: 'enigma', url: 'wss://e.example/ws', channel: 'C', searchUrl: 'https://e.example/search' } },
       },
     },
   },
 })
 
+/** History that is never reachable: fake-socket tests send nothing to the network. */
+const unreachable: typeof fetch = () => Promise.reject(new TypeError('no network in fake-socket tests'))
+
 /** A client on FakeWebSocket with deterministic backoff (random 1) and no heartbeat, for fake-timer tests. */
 export function fakeClient(options: Partial<NotificationsClientOptions> = {}): NotificationsClient {
-  return createNotificationsClient({ config: fakeConfig, WebSocket: FakeWebSocket, random: () => 1, heartbeat: false, ...options })
+  return createNotificationsClient({ config: fakeConfig, WebSocket: FakeWebSocket, random: () => 1, heartbeat: false, search: { fetch: unreachable }, ...options })
 }
 
 export const statusesOf = (values: NotificationEvent[]) => values.filter((e): e is StatusEvent => e.type === 'status')

@@ -16,7 +16,10 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   for (const s of [enigma, rasa]) await s.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
   expect(spy).not.toHaveBeenCalled()
 
-  const first = await firstValueFrom(snapshots)
+  // A panel that stays open: one inspector for the whole scenario.
+  const looking = record(snapshots)
+  await looking.count(1)
+  const first = looking.values[0]!
   expect(spy).toHaveBeenCalledTimes(1)
   expect(first.sockets.map((s) => [s.protocol, s.state, s.accounts]).sort()).toEqual([
     ['enigma', 'open', [accounts[0].toLowerCase()]],
@@ -48,4 +51,11 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   // What "copy diagnostics" copies: JSON without functions or secrets.
   expect(JSON.parse(JSON.stringify(caught)).sockets[0].drop).toBeUndefined()
   expect(() => live.client.inspect({ intervalMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+
+  // The last inspector leaves: streams forget what they recorded and record nothing while nobody looks.
+  looking.subscription.unsubscribe()
+  await live.sims.rasa.instantOpen(accounts[1])
+  await rasa.until((v) => v.filter((e) => e.type === 'notification').length >= 6)
+  const later = await firstValueFrom(snapshots)
+  expect(later.sockets.find((k) => k.protocol === 'rasa')!.streams[0]!.recent).toEqual([])
 })

@@ -198,6 +198,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   if (wantsCrossTab && !crossTabFeature) warnOnce('crossTab needs createNotificationsClient (createStreamClient alone keeps its own sockets).')
   const crossTab = wantsCrossTab && crossTabFeature ? crossTabFeature(local, config as NotificationsConfig, options.crossTab as true | { name?: string }) : undefined
   const pool: ListenerPool = crossTab ?? local
+  let inspectors = 0
 
   const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): IterableObservable<T> => {
     assertAddress(params?.account)
@@ -242,7 +243,17 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     inspect: (inspectOptions) => {
       const every = inspectOptions?.intervalMs ?? 1_000
       if (!(typeof every === 'number' && every >= 50)) throw new ServiceError('INVALID_PARAMETERS', `inspect: intervalMs must be at least 50 ms, got ${String(every)}`)
-      return timer(0, every).pipe(map(() => ({ at: Date.now(), sockets: local.inspect(), quoteBooks: [], stats: client.stats() })))
+      return new Observable<ClientSnapshot>((subscriber) => {
+        inspectors++
+        const ticks = timer(0, every)
+          .pipe(map(() => ({ at: Date.now(), sockets: local.inspect(), quoteBooks: [], stats: client.stats() })))
+          .subscribe(subscriber)
+        return () => {
+          ticks.unsubscribe()
+          // The last inspector gone: streams forget what they recorded for it and record nothing more.
+          if (--inspectors === 0) local.forgetInspection()
+        }
+      })
     },
     stats: () => ({
       ...stats,

@@ -116,6 +116,15 @@ export class SocketPool {
     if (router && route && !router.isGone) router.remove(route, listener)
   }
 
+  /** The last inspector left: every stream forgets what it recorded and records nothing more. */
+  forgetInspection(): void {
+    for (const endpoint of this.endpoints.values()) {
+      for (const router of endpoint.routers) {
+        for (const route of router.routes.values()) for (const l of route.listeners) (l as Partial<{ forgetInspection(): void }>).forgetInspection?.()
+      }
+    }
+  }
+
   /** Every socket with its accounts and the resume streams among its subscribers (for `client.inspect()`). */
   inspect(): SocketSnapshot[] {
     const out: SocketSnapshot[] = []

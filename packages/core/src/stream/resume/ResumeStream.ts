@@ -372,6 +372,11 @@ export class ResumeStream extends PooledListener {
 
   private recent: Array<StreamSnapshot['recent'][number]> | undefined
 
+  /** Nobody inspects any more: what was recorded is dropped, and nothing is recorded until someone looks again. */
+  forgetInspection(): void {
+    this.recent = undefined
+  }
+
   private delivered(n: Notification): void {
     const recent = this.recent
     if (recent) {
