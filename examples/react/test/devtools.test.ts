@@ -6,5 +6,5 @@ it('the React example’s devtools toggle: socket and stream shown, "drop socket
   const checks: Array<[string, boolean]> = []
   await runDevtoolsInBrowser(fileURLToPath(new URL('..', import.meta.url)), (message, ok) => checks.push([message, ok]))
   expect(checks).toEqual(checks.map(([message]) => [message, true]))
-  expect(checks).toHaveLength(5)
+  expect(checks).toHaveLength(6)
 })

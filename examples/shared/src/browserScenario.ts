@@ -211,6 +211,10 @@ export async function runDevtoolsInBrowser(root: string, check: (message: string
     const before = scripts.length
     await page.getByLabel('devtools').check()
     const panel = page.locator('solver-notifications-devtools')
+    // Like TanStack Query's devtools: a toggle in a corner, the panel closed until it is pressed.
+    const toggle = panel.locator('button.toggle')
+    await toggle.waitFor()
+    await toggle.click()
     await panel.locator('section.socket[data-state="open"]').waitFor()
     check('the panel loads on demand (a script fetched when turned on)', scripts.length > before)
     check('the panel shows the socket (rasa, open) and the stream of the account', (await panel.locator('section.socket').first().textContent())!.includes('rasa') && (await panel.locator(`.stream[data-account="${DEMO_ACCOUNT}"]`).count()) >= 1)
@@ -219,6 +223,24 @@ export async function runDevtoolsInBrowser(root: string, check: (message: string
     const stream = panel.locator(`.stream[data-account="${DEMO_ACCOUNT}"]`).first()
     await stream.locator('li.live').nth(2).waitFor()
     check('the newest notifications of the stream show, marked live', (await stream.locator('li.live').count()) === 3)
+    // The layout a person sees: a screenshot of the open panel, the toggle visible, newest first, the panel inside the viewport.
+    const viewport = page.viewportSize()!
+    const shot = await page.screenshot({ path: join(root, 'test-output', 'devtools-open.png') })
+    const box = await panel.locator('.panel').boundingBox()
+    const toggleBox = await toggle.boundingBox()
+    const inside = (b: { x: number; y: number; width: number; height: number } | null) => b !== null && b.x >= 0 && b.y >= 0 && b.x + b.width <= viewport.width && b.y + b.height <= viewport.height
+    const order = await stream.locator('li.live').allTextContents()
+    check(
+      `the open panel's layout: toggle visible, panel inside the viewport and scrollable, newest first (${JSON.stringify({ box, toggleBox, order, shot: shot.length })})`,
+      shot.length > 10_000 &&
+        (await toggle.isVisible()) &&
+        inside(box) &&
+        inside(toggleBox) &&
+        (await panel.locator('.panel').evaluate((el) => getComputedStyle(el).overflowY === 'auto' && getComputedStyle(el).position === 'fixed')) &&
+        order.length === 3 &&
+        order[0]!.includes('FillLimitOrderOpen') &&
+        order[2]!.includes('InstantRFQ'),
+    )
     await panel.getByRole('button', { name: 'drop socket' }).click()
     await page.getByTestId('status-log').filter({ hasText: /reconnecting.*open$/ }).waitFor()
     await panel.locator('[data-backfill="finished"]').first().waitFor()

@@ -5,16 +5,47 @@ import type { Subscription } from 'rxjs'
 export const DEVTOOLS_TAG = 'solver-notifications-devtools'
 
 const html = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-const time = (unix: number | null | undefined) => (unix ? new Date(unix * 1000).toISOString().slice(11, 19) : '—')
+/** A time of day for plausible unix seconds; anything else (milliseconds, microseconds, garbage) is shown as given, never thrown. */
+const time = (unix: unknown): string => {
+  if (unix === null || unix === undefined) return '—'
+  const date = typeof unix === 'number' ? new Date(unix * 1000) : undefined
+  return date && Number.isFinite(date.getTime()) && date.getUTCFullYear() < 10_000 ? date.toISOString().slice(11, 19) : html(unix)
+}
+
+/** Where the toggle button sits; the panel opens from the same corner. */
+export type DevtoolsPosition = 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left'
+const POSITIONS: readonly DevtoolsPosition[] = ['bottom-right', 'bottom-left', 'top-right', 'top-left']
+
+/**
+ * How the panel shows: closed behind a toggle button in a corner (like TanStack Query's devtools), or
+ * open at once.
+ *
+ * @example
+ * mountDevtools(client, undefined, { initialIsOpen: true, position: 'bottom-left' })
+ */
+export interface DevtoolsOptions {
+  /** open when mounted (default false: only the toggle shows) */
+  initialIsOpen?: boolean
+  /** the corner of the toggle and the panel (default `bottom-right`) */
+  position?: DevtoolsPosition
+}
 
 const STYLE = `
-:host { all: initial; display: block; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; color: #e6e6e6; background: #16181d; border: 1px solid #333; border-radius: 6px; padding: 8px; max-height: 60vh; overflow: auto; }
+:host { all: initial; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; color: #e6e6e6; }
+.toggle, .panel { position: fixed; z-index: 2147483000; box-sizing: border-box; }
+.toggle { font: inherit; color: #e6e6e6; background: #16181d; border: 1px solid #555; border-radius: 16px; padding: 6px 12px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.4); }
+.panel { width: min(760px, calc(100vw - 24px)); max-height: min(70vh, calc(100vh - 72px)); overflow: auto; overscroll-behavior: contain; background: #16181d; border: 1px solid #333; border-radius: 6px; padding: 8px; box-shadow: 0 4px 24px rgba(0,0,0,.5); }
+.panel[hidden] { display: none; }
+[data-position^=bottom] .toggle { bottom: 12px; } [data-position^=top] .toggle { top: 12px; }
+[data-position$=right] .toggle, [data-position$=right] .panel { right: 12px; } [data-position$=left] .toggle, [data-position$=left] .panel { left: 12px; }
+[data-position^=bottom] .panel { bottom: 52px; } [data-position^=top] .panel { top: 52px; }
 header { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-bottom: 6px; }
 h2 { font-size: 13px; margin: 0; flex: 1; }
 button { font: inherit; color: inherit; background: #2a2f3a; border: 1px solid #444; border-radius: 4px; padding: 2px 8px; cursor: pointer; }
-section { border-top: 1px solid #333; padding: 6px 0; }
+section { border-top: 1px solid #333; padding: 6px 0; overflow-wrap: anywhere; }
 .state { font-weight: bold; } [data-state=open] .state { color: #7bd88f; } [data-state=reconnecting] .state, [data-state=connecting] .state { color: #f4d35e; } [data-state=closed] .state { color: #ff6b6b; }
-.stream { margin: 4px 0 0 12px; } ol { margin: 2px 0 0 0; padding-left: 18px; max-height: 120px; overflow: auto; } .backfill { color: #8ab4f8; } .muted { color: #999; }
+.stream { margin: 4px 0 0 12px; } ul { list-style: none; margin: 2px 0 0 0; padding: 0 0 0 8px; } li { white-space: nowrap; overflow-x: visible; }
+.backfill { color: #8ab4f8; } .muted { color: #999; } .failed { color: #ff6b6b; }
 `
 
 /** Renders one snapshot: counters, then each socket with its resume streams and their newest notifications. */
@@ -28,17 +59,19 @@ function render(s: ClientSnapshot): string {
       const streams = k.streams
         .map((r) => {
           const backfill = r.lastBackfill ? ` · backfill <span class="backfill" data-backfill="${html(r.lastBackfill.state)}">${html(r.lastBackfill.state)}${r.lastBackfill.recovered !== undefined ? `, recovered ${r.lastBackfill.recovered}` : ''}</span>` : ''
-          const recent = r.recent
-            .map((n) => `<li class="${n.source}">${time(n.modifyTime)} quote ${n.quoteId} ${html(n.lastSeenAction)} → ${html(n.type)}${n.source === 'backfill' ? ' <span class="backfill">[backfill]</span>' : ''}</li>`)
+          // Newest first: the last delivered is what a developer looks for.
+          const recent = [...r.recent]
+            .reverse()
+            .map((n) => `<li class="${html(n.source)}">${time(n.modifyTime)} quote ${html(n.quoteId)} ${html(n.lastSeenAction)} → ${html(n.type)}${n.source === 'backfill' ? ' <span class="backfill">[backfill]</span>' : ''}</li>`)
             .join('')
-          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${r.held}${backfill}<ol>${recent || '<li class="muted">no notification yet</li>'}</ol></div>`
+          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${html(r.held)}${backfill}<ul>${recent || '<li class="muted">no notification yet</li>'}</ul></div>`
         })
         .join('')
       return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.key)} · ${html(k.protocol)} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`
     })
     .join('')
-  const books = s.quoteBooks.map((b) => `<li>${html(b.solverId ?? 'default')} ${html(b.account)} · ${b.size} quote(s)${b.ready ? '' : ' · loading'}</li>`).join('')
-  return `<style>${STYLE}</style><header><h2>solver-notifications</h2><button data-action="copy">copy diagnostics</button><span class="copied muted"></span></header><div class="summary">${summary}</div>${sockets || '<section class="muted">no socket</section>'}${books ? `<section class="books">quote books<ol>${books}</ol></section>` : ''}`
+  const books = s.quoteBooks.map((b) => `<li>${html(b.solverId ?? 'default')} ${html(b.account)} · ${html(b.size)} quote(s)${b.ready ? '' : ' · loading'}</li>`).join('')
+  return `<header><h2>solver-notifications</h2><button data-action="copy">copy diagnostics</button><span class="copied muted"></span></header><div class="summary">${summary}</div>${sockets || '<section class="muted">no socket</section>'}${books ? `<section class="books">quote books<ul>${books}</ul></section>` : ''}`
 }
 
 /**
@@ -52,19 +85,39 @@ export function defineDevtoolsElement(): CustomElementConstructor {
   const existing = customElements.get(DEVTOOLS_TAG)
   if (existing) return existing
   class SolverNotificationsDevtools extends HTMLElement {
+    static get observedAttributes(): string[] {
+      return ['position', 'open']
+    }
     private current: NotificationsStreamClient | undefined
     private subscription: Subscription | undefined
     private last: ClientSnapshot | undefined
     private readonly root = this.attachShadow({ mode: 'open' })
+    private readonly frame: HTMLDivElement
+    private readonly toggle: HTMLButtonElement
+    private readonly panel: HTMLDivElement
 
     constructor() {
       super()
-      // One listener for every button: the markup is replaced on each snapshot.
+      const style = document.createElement('style')
+      style.textContent = STYLE
+      this.frame = document.createElement('div')
+      this.toggle = document.createElement('button')
+      this.toggle.className = 'toggle'
+      this.toggle.dataset.action = 'toggle'
+      this.panel = document.createElement('div')
+      this.panel.className = 'panel'
+      this.panel.setAttribute('role', 'region')
+      this.panel.setAttribute('aria-label', 'solver-notifications devtools')
+      this.frame.append(this.panel, this.toggle)
+      this.root.append(style, this.frame)
+      this.sync()
+      // One listener for every button: the panel's markup is replaced on each snapshot.
       this.root.addEventListener('click', (event) => {
         const button = (event.target as Element | null)?.closest?.('button[data-action]')
-        if (!button || !this.last) return
-        if (button.getAttribute('data-action') === 'drop') this.last.sockets[Number(button.getAttribute('data-socket'))]?.drop()
-        else void this.copy()
+        const action = button?.getAttribute('data-action')
+        if (action === 'toggle') this.open = !this.open
+        else if (action === 'drop') this.last?.sockets[Number(button!.getAttribute('data-socket'))]?.drop()
+        else if (action === 'copy' && this.last) void this.copy()
       })
     }
 
@@ -77,6 +130,20 @@ export function defineDevtoolsElement(): CustomElementConstructor {
       this.restart()
     }
 
+    /** Whether the panel is open (the `open` attribute); closed, it inspects nothing. */
+    get open(): boolean {
+      return this.hasAttribute('open')
+    }
+
+    set open(value: boolean) {
+      this.toggleAttribute('open', value)
+    }
+
+    attributeChangedCallback(): void {
+      this.sync()
+      this.restart()
+    }
+
     connectedCallback(): void {
       this.restart()
     }
@@ -86,20 +153,36 @@ export function defineDevtoolsElement(): CustomElementConstructor {
       this.subscription = undefined
     }
 
+    private sync(): void {
+      const position = this.getAttribute('position')
+      this.frame.dataset.position = POSITIONS.includes(position as DevtoolsPosition) ? (position as string) : 'bottom-right'
+      this.panel.hidden = !this.open
+      this.toggle.textContent = this.open ? 'close notifications devtools' : 'notifications devtools'
+      this.toggle.setAttribute('aria-expanded', String(this.open))
+    }
+
     private restart(): void {
       this.subscription?.unsubscribe()
       this.subscription = undefined
-      if (!this.current || !this.isConnected) return
+      // Closed, the panel asks for nothing: the streams record nothing for it.
+      if (!this.current || !this.isConnected || !this.open) return
       this.subscription = this.current.inspect({ intervalMs: 500 }).subscribe((snapshot) => {
         this.last = snapshot
-        this.root.innerHTML = render(snapshot)
+        let markup: string
+        try {
+          markup = render(snapshot)
+        } catch (error) {
+          // One value the panel cannot show must not freeze it: the next snapshot renders again.
+          markup = `<section class="failed">could not show this snapshot: ${html((error as Error)?.message ?? error)}</section>`
+        }
+        this.panel.innerHTML = markup
       })
     }
 
     /** The last snapshot as JSON (URLs already redacted) on the clipboard. */
     private async copy(): Promise<void> {
       const text = JSON.stringify(this.last, null, 2)
-      const note = this.root.querySelector('.copied')
+      const note = this.panel.querySelector('.copied')
       try {
         await navigator.clipboard.writeText(text)
         if (note) note.textContent = 'copied'

@@ -1,2 +1,2 @@
-export { DEVTOOLS_TAG, defineDevtoolsElement } from './DevtoolsElement.js'
+export { DEVTOOLS_TAG, defineDevtoolsElement, type DevtoolsOptions, type DevtoolsPosition } from './DevtoolsElement.js'
 export { mountDevtools } from './mountDevtools.js'

@@ -1,5 +1,5 @@
 import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { mountDevtools } from './mountDevtools.js'
 
 let live: Live
@@ -18,7 +18,13 @@ it('mountDevtools shows the sockets and resume streams live; "drop socket" makes
   document.body.append(host)
   const unmount = mountDevtools(live.client, host)
   const panel = host.querySelector('solver-notifications-devtools')!
-  const shown = () => panel.shadowRoot?.innerHTML ?? ''
+  const shown = () => panel.shadowRoot?.querySelector('.panel')?.innerHTML ?? ''
+  // Closed at first: only the toggle shows, and nothing is inspected.
+  const toggle = panel.shadowRoot!.querySelector('button.toggle') as HTMLButtonElement
+  expect(toggle.getAttribute('aria-expanded')).toBe('false')
+  expect((panel.shadowRoot!.querySelector('.panel') as HTMLElement).hidden).toBe(true)
+  toggle.click()
+  expect(toggle.getAttribute('aria-expanded')).toBe('true')
   await until(() => shown().includes('data-state="open"'), 'the open socket')
   expect(shown()).toContain(`data-account="${accounts[0]}"`)
   expect(shown()).toContain('rasa')
@@ -27,4 +33,40 @@ it('mountDevtools shows the sockets and resume streams live; "drop socket" makes
   await until(() => shown().includes('data-backfill="finished"'), 'the finished backfill after the drop')
   unmount()
   expect(host.querySelector('solver-notifications-devtools')).toBeNull()
+})
+
+it('shows any value a notification may carry (a timestamp in microseconds as given), newest first, and keeps refreshing', async () => {
+  live = await startLive()
+  const account = accounts[2]
+  const events = record(live.client.events({ account, solverId: live.solverOf.rasa }, { resume: true }))
+  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  const unmount = mountDevtools(live.client, undefined, { initialIsOpen: true, position: 'top-left' })
+  const panel = document.body.querySelector('solver-notifications-devtools')!
+  expect(panel.shadowRoot!.querySelector('[data-position]')?.getAttribute('data-position')).toBe('top-left')
+  const items = () => Array.from(panel.shadowRoot!.querySelectorAll(`.stream[data-account="${account}"] li`), (li) => li.textContent ?? '')
+  await live.sims.rasa.waitForSubscribers(account)
+  const micro = 1_763_700_000_000_000
+  const frame = (quote: number, id: string, modifyTime: number) => ({ id, quote_id: quote, temp_quote_id: -quote, modify_time: modifyTime, counterparty_address: account, last_seen_action: 'InstantRFQ', action_status: 'success' })
+  await live.sims.rasa.publish(frame(1, 'first', live.sims.rasa.tick()))
+  await live.sims.rasa.publish(frame(2, 'micro', micro))
+  await live.sims.rasa.publish(frame(3, 'after', live.sims.rasa.tick()))
+  await until(() => items().length === 3 && items()[0]!.includes('quote 3'), 'the notification after the bad timestamp')
+  expect(items()[1]).toContain(String(micro))
+  expect(items().map((t) => /quote (\d+)/.exec(t)![1])).toEqual(['3', '2', '1'])
+  unmount()
+})
+
+it('closed, the panel inspects nothing: streams record nothing for it', async () => {
+  live = await startLive()
+  const events = record(live.client.events({ account: accounts[1], solverId: live.solverOf.rasa }, { resume: true }))
+  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  const inspect = vi.spyOn(live.client, 'inspect')
+  const unmount = mountDevtools(live.client)
+  await new Promise((r) => setTimeout(r, 0))
+  expect(inspect).not.toHaveBeenCalled()
+  const panel = document.body.querySelector('solver-notifications-devtools')! as HTMLElement & { open: boolean }
+  panel.open = true
+  expect(inspect).toHaveBeenCalledTimes(1)
+  panel.open = false
+  unmount()
 })
