@@ -11,6 +11,7 @@ import { type NotificationsStreamClient, type ResumeFeature, createStreamClient,
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
 import { ResumeStream } from '../stream/resume/ResumeStream.js'
+import { resolveResumeSettings } from '../stream/resume/resumeOptions.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { waitForQuote } from '../quotes/waitForQuote.js'
@@ -49,7 +50,8 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
   const resume = {
-    checkpointTimeoutMs: http.timeoutMs ?? 10_000,
+    // A checkpoint read gets the search deadline.
+    settings: (wanted: Parameters<ResumeFeature['settings']>[0]) => resolveResumeSettings(wanted, http.timeoutMs ?? 10_000),
     unavailable: searchUnavailable,
     create: ({ out, solver, account, settings, pool, transport, stats }: Parameters<ResumeFeature['create']>[0]) =>
       new ResumeStream(out, {

@@ -12,7 +12,7 @@ import { type Address, assertAddress } from '../utils/address.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
 import type { ClientSnapshot } from './ClientSnapshot.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import { type ResumeOptions, type ResumeSettings, resolveResumeSettings } from './resume/resumeOptions.js'
+import type { ResumeOptions, ResumeSettings } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 import { type IterableObservable, iterable, resolveHighWaterMark } from './IterableObservable.js'
@@ -162,8 +162,8 @@ class PoolObservable<T> extends Observable<T> {
  * no backfill code.
  */
 export interface ResumeFeature {
-  /** the deadline of a checkpoint read: the search deadline */
-  readonly checkpointTimeoutMs: number
+  /** validates a stream's `resume` option and applies its defaults (throws `INVALID_PARAMETERS` at the call) */
+  settings(resume: true | ResumeOptions): ResumeSettings
   /** why this solver's history cannot be read (the stream then ends at once with that error), or undefined */
   unavailable(solver: ResolvedSolver): ServiceError | undefined
   create(args: {
@@ -209,7 +209,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
     if (wanted === undefined || wanted === false) return iterable(new PoolObservable(pool, solver, account, View), highWaterMark)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
-    const settings = resolveResumeSettings(wanted, resume.checkpointTimeoutMs)
+    const settings = resume.settings(wanted)
     const unavailable = resume.unavailable(solver)
     if (unavailable) {
       // No retry loop and no flicker: the error, then `closed`, then the end.
