@@ -1,5 +1,5 @@
 import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 
 let live: Live
 afterEach(() => live?.stop())
@@ -29,3 +29,48 @@ it('a logger that is not an object is INVALID_CONFIG; console works as is', asyn
   const { createNotificationsClient } = await import('./createNotificationsClient.js')
   expect(() => createNotificationsClient({ config: live.config, logger: 'loud' as never })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringContaining('logger') }))
 })
+
+it.each([
+  ['every method throws', { debug: 'x', info: 'x', warn: 'x', error: 'x' }],
+  ['only warn throws', { warn: 'x' }],
+] as const)('a logger that throws can never hurt a stream (%s): delivered, reconnected, closed; one console warning', async (_name, throwing) => {
+  const boom = () => {
+    throw new Error('logger down')
+  }
+  const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, level in throwing ? boom : () => {}]))
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+  try {
+    live = await startLive({ logger, reconnect: { baseDelayMs: 20 } })
+    const solverId = live.solverOf.rasa
+    const events = record(live.client.events({ account: accounts[0], solverId }, { resume: true }))
+    await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+    await live.sims.rasa.waitForSubscribers(accounts[0])
+    await live.sims.rasa.instantOpen(accounts[0])
+    await live.sims.rasa.dropAll(1012)
+    await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+    await live.sims.rasa.waitForSubscribers(accounts[0])
+    await live.sims.rasa.instantOpen(accounts[0])
+    await events.until((v) => v.filter((e) => e.type === 'notification').length === 6)
+    expect(() => live.client.close()).not.toThrow()
+    expect(events.completed).toBe(true)
+    expect(warn.mock.calls.filter(([m]) => String(m).includes('the logger threw'))).toHaveLength(1)
+  } finally {
+    warn.mockRestore()
+  }
+})
+
+it('repeated lines are summed up: 5,000 malformed frames are a handful of lines, each saying how many', async () => {
+  const lines: Array<[string, Record<string, unknown>]> = []
+  live = await startLive({ logger: { debug: (m: string, f: Record<string, unknown>) => void lines.push([m, f]) } })
+  const solverId = live.solverOf.rasa
+  const events = record(live.client.events({ account: accounts[0], solverId }))
+  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  await live.sims.rasa.waitForSubscribers(accounts[0])
+  await Promise.all(Array.from({ length: 5_000 }, (_, i) => live.sims.rasa.sendRaw(`{not json ${i}`)))
+  await vi.waitFor(() => expect(live.client.stats().frames.dropped.malformed).toBe(5_000), { timeout: 20_000 })
+  // the window of the last lines ends within a second: their summary follows
+  await vi.waitFor(() => expect(lines.filter(([m]) => m.startsWith('frame dropped')).reduce((n, [, f]) => n + Number(f.repeated ?? 1), 0)).toBe(5_000), { timeout: 5_000 })
+  const dropped = lines.filter(([m]) => m.startsWith('frame dropped'))
+  expect(dropped.length).toBeLessThan(50)
+  expect(dropped[1]?.[0]).toMatch(/^frame dropped: [\d,]+ more, last \d\.\d s$/)
+}, 30_000)

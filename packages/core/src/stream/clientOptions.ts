@@ -5,6 +5,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/parseNotificationFrame.js'
 import { browserLifecycle } from '../transport/browserLifecycle.js'
 import { retryAllButRefusals } from '../transport/classifyClose.js'
+import { safeLogger } from '../transport/SafeLogger.js'
 import { defaultWebSocket } from '../transport/defaultWebSocket.js'
 import type { Lifecycle } from '../transport/Lifecycle.js'
 import type { SocketClose, TransportOptions } from '../transport/TransportOptions.js'
@@ -116,7 +117,7 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
     auth,
     random: fn(options.random, Math.random, 'random'),
     lifecycle: lifecycle === false ? undefined : (lifecycle ?? browserLifecycle()),
-    logger: logger ?? undefined,
+    logger: safeLogger(logger),
   }
   if (problems.length > 0) {
     throw new ServiceError('INVALID_CONFIG', `Invalid client options:\n- ${problems.join('\n- ')}`)

@@ -165,7 +165,15 @@ export class Connection {
     if (state in counts) counts[state as keyof typeof counts]++
     this.state = state
     this.event = Object.freeze({ type: 'status', status: state, ...detail })
-    this.ctx.options.logger?.[LEVEL_OF_STATUS[state]]?.(`socket ${state}`, { url: this.shown, ...detail })
+    const logger = this.ctx.options.logger
+    // Dials of a socket that is down repeat for as long as it is: summed up once a second.
+    if (state === 'connecting' || state === 'reconnecting') logger?.repeated(LEVEL_OF_STATUS[state], `${state} ${this.shown}`, `socket ${state}`, { url: this.shown, ...detail })
+    else if (logger) {
+      // Open or closed: the dials are over, so the next one is logged at once.
+      logger.settle(`connecting ${this.shown}`)
+      logger.settle(`reconnecting ${this.shown}`)
+      logger.log(LEVEL_OF_STATUS[state], `socket ${state}`, { url: this.shown, ...detail })
+    }
     if (report) this.host.onStatus(this.event)
     return this.epoch === epoch
   }

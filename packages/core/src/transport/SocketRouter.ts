@@ -158,7 +158,7 @@ export class SocketRouter implements ConnectionHost {
 
   private dropFrame(reason: 'malformed' | 'control' | 'oversize' | 'unrouted'): void {
     this.ctx.stats.frames.dropped[reason]++
-    this.ctx.options.logger?.debug?.('frame dropped', { reason, url: this.connection.shownUrl })
+    this.ctx.options.logger?.repeated('debug', `drop ${reason} ${this.connection.shownUrl}`, 'frame dropped', { reason, url: this.connection.shownUrl })
   }
 
   onFrame(data: unknown): void {

@@ -1,6 +1,6 @@
 import type { AuthOptions } from '../config/auth.js'
 import type { Lifecycle } from './Lifecycle.js'
-import type { Logger } from './Logger.js'
+import type { SafeLogger } from './SafeLogger.js'
 import type { WebSocketLike } from './WebSocketLike.js'
 
 /**
@@ -33,5 +33,5 @@ export interface TransportOptions {
   random: () => number
   lifecycle: Lifecycle | undefined
   /** undefined when silent: nothing is built for a log line nobody reads */
-  logger: Logger | undefined
+  logger: SafeLogger | undefined
 }

@@ -1,5 +1,5 @@
 import { ServiceError, isServiceError } from '../../errors/ServiceError.js'
-import type { Logger } from '../../transport/Logger.js'
+import type { SafeLogger } from '../../transport/SafeLogger.js'
 import type { StreamSnapshot } from '../../transport/SocketSnapshot.js'
 import type { Notification } from '../../protocol/types.js'
 import type { BackfillFetch, BackfillResult } from '../../search/backfill.js'
@@ -31,7 +31,7 @@ export interface ResumeContext {
   settings: ResumeSettings
   /** the stream's checkpoint key */
   key: string
-  logger?: Logger | undefined
+  logger?: SafeLogger | undefined
 }
 
 /**
@@ -390,7 +390,7 @@ export class ResumeStream extends PooledListener {
 
   private status(backfill: BackfillStatus): void {
     this.lastBackfill = backfill
-    this.ctx.logger?.[backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info']?.(`backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
+    this.ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
     this.out.event({ ...this.lastStatus, backfill })
   }
 }

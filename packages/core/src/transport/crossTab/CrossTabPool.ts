@@ -187,7 +187,7 @@ export class CrossTabPool implements ListenerPool {
   }
 
   private becomeLeader(): void {
-    this.local.options.logger?.info?.('cross-tab role', { role: 'leader', tab: this.id })
+    this.local.options.logger?.log('info', 'cross-tab role', { role: 'leader', tab: this.id })
     this.role = 'leader'
     this.leader = this.id
     this.announced = this.id
@@ -200,7 +200,7 @@ export class CrossTabPool implements ListenerPool {
   }
 
   private becomeFollower(leader: string | undefined): void {
-    this.local.options.logger?.info?.('cross-tab role', { role: 'follower', tab: this.id, leader })
+    this.local.options.logger?.log('info', 'cross-tab role', { role: 'follower', tab: this.id, leader })
     this.role = 'follower'
     this.leader = leader
     this.announcedSelf = false
