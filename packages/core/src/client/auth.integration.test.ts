@@ -38,7 +38,7 @@ async function setup(protocol: 'enigma' | 'rasa', token: string | undefined, aut
       },
     },
   })
-  const client = createNotificationsClient({ config, auth, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 }, search: { retries: 2 } })
+  const client = createNotificationsClient({ config, auth, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 }, search: { retries: 2, timeoutMs: 2_000 } })
   clients.push(client)
   return { sim, client }
 }
@@ -102,6 +102,106 @@ describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
     expect(sim.httpRequests().length - before).toBe(1)
     expect(JSON.stringify([events.values, (error as Error).message])).not.toContain('Wr0ngT0ken')
   })
+})
+
+describe.each(['enigma', 'rasa'] as const)('%s: rotation loses nothing', (protocol) => {
+  it('two rotations 1 s apart (less than resetAfterMs): each opens with the new token, so each is a new episode; the stream stays open', async () => {
+    const token = tokens('t1')
+    const { sim, client } = await setup(protocol, 't1', token.auth)
+    const events = record(client.events({ account: A }, { resume: true }))
+    await sim.waitForSubscribers(A)
+    for (const next of ['t2', 't3']) {
+      const opens = events.values.filter((e) => e.type === 'status' && e.status === 'open').length
+      token.set(next)
+      await sim.rotateToken(next)
+      await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === opens + 1)
+    }
+    await sim.waitForSubscribers(A)
+    const last = await sim.instantOpen(A)
+    await events.until((v) => notes(v).some((n) => n.id === last.frames[2]!.id))
+    expect(events.values.some((e) => e.type === 'status' && e.status === 'closed')).toBe(false)
+    expect(errors(events.values).map((e) => e.code)).toEqual([])
+  })
+
+  it('a rotation storm (every 50 ms for 2 s) with 30 resume streams: every stream ends open and every quote is delivered once', async () => {
+    const token = tokens('s0')
+    const { sim, client } = await setup(protocol, 's0', token.auth)
+    const accounts = Array.from({ length: 30 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}` as const)
+    const streams = accounts.map((account) => record(client.events({ account }, { resume: true })))
+    for (const account of accounts) await sim.waitForSubscribers(account)
+    const published: string[][] = accounts.map(() => [])
+    let n = 0
+    const storm = (async () => {
+      for (let i = 1; i <= 40; i++) {
+        token.set(`s${i}`)
+        await sim.rotateToken(`s${i}`)
+        await new Promise((r) => setTimeout(r, 50)) // storm pacing, not synchronisation
+      }
+    })()
+    const publishing = (async () => {
+      for (let round = 0; round < 4; round++) {
+        for (const [i, account] of accounts.entries()) {
+          const id = `storm-${n++}`
+          published[i]!.push(id)
+          await sim.publish({ id, quote_id: n, temp_quote_id: -n, modify_time: sim.tick(), counterparty_address: account, last_seen_action: 'InstantRFQ', action_status: 'success' })
+        }
+        await new Promise((r) => setTimeout(r, 100)) // pacing
+      }
+    })()
+    await Promise.all([storm, publishing])
+    for (const [i, stream] of streams.entries()) {
+      await stream.until((v) => published[i]!.every((id) => notes(v).some((x) => x.id === id)))
+      const ids = notes(stream.values).map((x) => x.id)
+      expect(new Set(ids).size).toBe(ids.length)
+      expect(stream.values.some((e) => e.type === 'status' && e.status === 'closed')).toBe(false)
+      // a dial that raced a rotation backs off and comes back: every stream ends open
+      await stream.until((v) => v.findLast((e) => e.type === 'status' && !e.backfill)?.type === 'status' && (v.findLast((e) => e.type === 'status' && !e.backfill) as { status: string }).status === 'open')
+    }
+    expect(client.stats().socketStatus.open).toBe(protocol === 'rasa' ? 1 : 30)
+  }, 60_000)
+})
+
+it('an auth.socketUrl that never settles gets connectTimeoutMs: AUTH (timed out), the dial slot is given back, and another solver still opens', async () => {
+  const enigma = await startSolverSimulator({ protocol: 'enigma' })
+  const rasa = await startSolverSimulator({ protocol: 'rasa' })
+  sims.push(enigma, rasa)
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: {
+      1: {
+        defaultSolver: 'hung',
+        solvers: {
+          hung: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+          fine: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+        },
+      },
+    },
+  })
+  let asked = 0
+  const client = createNotificationsClient({
+    config,
+    connectTimeoutMs: 300,
+    maxConcurrentDials: 64,
+    reconnect: { baseDelayMs: 1_000, maxDelayMs: 2_000 },
+    auth: { socketUrl: ({ solverId, url }) => (solverId === 'hung' ? (asked++, new Promise<string>(() => {})) : url) },
+  })
+  clients.push(client)
+  // 64 enigma sockets whose URL never comes: every dial slot is taken by a callback that hangs.
+  const hung = Array.from({ length: 64 }, (_, i) => record(client.events({ account: `0x${(i + 1).toString(16).padStart(40, '0')}` as const })))
+  const fine = record(client.events({ account: A, solverId: 'fine' }))
+  await fine.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  await hung[0]!.until((v) => v.some((e) => e.type === 'error'))
+  const [error] = errors(hung[0]!.values)
+  expect(error).toMatchObject({ code: 'AUTH', message: expect.stringContaining('no answer within connectTimeoutMs (300 ms)') })
+  await hung[63]!.until((v) => v.some((e) => e.type === 'status' && e.status === 'reconnecting'))
+  expect(asked).toBeGreaterThanOrEqual(64)
+})
+
+it('an auth.headers that never settles gets the request deadline: the search rejects with AUTH, nothing is sent', async () => {
+  const { sim, client } = await setup('rasa', undefined, { headers: () => new Promise<Record<string, string>>(() => {}) })
+  const error = await client.search({ account: A }, {}).catch((e: ServiceError) => e)
+  expect(error).toMatchObject({ code: 'AUTH', message: expect.stringContaining('did not answer within the request deadline') })
+  expect(sim.httpRequests()).toHaveLength(0)
 })
 
 it('a throwing auth callback is AUTH: a rejected search, an error event and a retried dial — never an unhandled rejection', async () => {

@@ -84,3 +84,14 @@ it('an invalid config names the path, never the secret', () => {
   expect(message).toContain('chains.1.solvers.r.notifications.url')
   expect(message).not.toContain(SECRET)
 })
+
+it('a relative auth.socketUrl (/ws?token=…, which browsers accept) never shows its token in an error, its cause or a stat', async () => {
+  const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'a', solvers: { a: { notifications: { protocol: 'rasa', url: 'ws://127.0.0.1:9/ws' } } } } } })
+  const client = createNotificationsClient({ config, reconnect: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 }, auth: { socketUrl: () => `/ws?token=${SECRET}` } })
+  const events = record(client.events({ account }))
+  await events.until(() => events.completed)
+  const errors = events.values.filter((e) => e.type === 'error')
+  expect(errors.length).toBeGreaterThan(0)
+  expect(printed([events.values, client.stats()])).not.toContain(SECRET)
+  client.close()
+})

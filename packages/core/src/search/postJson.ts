@@ -62,14 +62,20 @@ export async function postJson(
   // fetch refuses URLs with credentials; `https://user:pass@host` means HTTP Basic, so it is sent as that.
   const { url: target, authorization } = splitUserinfo(url)
   const base: Record<string, string> = authorization ? { ...JSON_HEADERS, authorization } : JSON_HEADERS
+  let headersPending = false
   /** The headers of one attempt: config and auth headers asked again each time; a throw is `AUTH`. */
   const headersNow = async (): Promise<Record<string, string>> => {
     if (!options.headers) return base
     let extra: Record<string, string> | undefined
+    // Asked inside the attempt, so the request's deadline covers the callback too: one that never
+    // answers ends the attempt as AUTH (see the TimeoutError branch), not as a stuck search.
+    headersPending = true
     try {
       extra = await options.headers()
     } catch (cause) {
-      throw fail('AUTH', `auth.headers threw for ${shown}: ${redactText((cause as Error)?.message ?? String(cause))}. Fix the callback (the request was not sent).`, { cause })
+      throw fail('AUTH', `auth.headers failed for ${shown}: ${redactText((cause as Error)?.message ?? String(cause))}. Fix the callback (the request was not sent).`, { cause })
+    } finally {
+      headersPending = false
     }
     return extra ? { ...base, ...extra } : base
   }
@@ -173,6 +179,9 @@ export async function postJson(
           : `Search failed with HTTP ${status} from ${shown}${status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
         { status, body: parseMaybeJson(errorText), retryAfterMs: retryAfter === null ? undefined : Number(retryAfter) * 1000, cause: error },
       )
+    }
+    if (error instanceof TimeoutError && headersPending) {
+      throw fail('AUTH', `auth.headers did not answer within the request deadline (${options.timeoutMs ?? 10_000} ms) for ${shown}; the request was not sent. Fix the callback.`, { cause: error })
     }
     if (error instanceof TimeoutError) {
       throw fail('TIMEOUT', `Search timed out after ${options.timeoutMs ?? 10_000} ms (${shown}); raise search.timeoutMs or try again.`, { cause: error })

@@ -59,6 +59,8 @@ export class Connection {
   private connectTimer: Handle
   private retryTimer: Handle
   private resetTimer: Handle
+  /** the deadline of an `auth.socketUrl` that has not answered yet */
+  private authTimer: Handle
   private pingTimer: Handle
   private pongTimer: Handle
   private oversize = false
@@ -66,8 +68,11 @@ export class Connection {
 
   /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
   private readonly shown: string
-  /** credential refusals in a row (reset once a socket stayed open `resetAfterMs`) */
+  /** credential refusals in this episode (a new one starts when a socket opens with another credential) */
   private refusals = 0
+  /** the URL (its credential) the last refusal was for, and the one being dialed */
+  private refusedWith: string | undefined
+  private dialedWith: string | undefined
   /** the server refused the current socket's upgrade with this HTTP status */
   private refusedUpgrade: number | undefined
 
@@ -207,16 +212,29 @@ export class Connection {
       this.authFailed(cause)
       return
     }
-    if (typeof next === 'string') this.open(next)
-    else
-      Promise.resolve(next).then(
-        (url) => {
-          if (this.epoch === epoch) this.open(url)
-        },
-        (cause: unknown) => {
-          if (this.epoch === epoch) this.authFailed(cause)
-        },
-      )
+    if (typeof next === 'string') {
+      this.open(next)
+      return
+    }
+    // The slot is held while the callback thinks: it gets connectTimeoutMs, like a dial, then the slot
+    // goes back and the connection backs off (a hung callback never blocks other sockets' dials).
+    const { timers, options } = this.ctx
+    this.authTimer = timers.set(() => {
+      this.authTimer = undefined
+      if (this.epoch === epoch) this.authFailed(new Error(`no answer within connectTimeoutMs (${options.connectTimeoutMs} ms)`))
+    }, options.connectTimeoutMs)
+    Promise.resolve(next).then(
+      (url) => {
+        if (this.epoch !== epoch || this.authTimer === undefined) return
+        this.authTimer = timers.clear(this.authTimer)
+        this.open(url)
+      },
+      (cause: unknown) => {
+        if (this.epoch !== epoch || this.authTimer === undefined) return
+        this.authTimer = timers.clear(this.authTimer)
+        this.authFailed(cause)
+      },
+    )
   }
 
   private authFailed(cause: unknown): void {
@@ -235,6 +253,7 @@ export class Connection {
     const epoch = this.epoch
     let ws: WebSocketLike
     this.refusedUpgrade = undefined
+    this.dialedWith = url
     try {
       ws = options.createWebSocket(url, this.target.headers)
     } catch (cause) {
@@ -295,6 +314,8 @@ export class Connection {
       }
       this.lastSubscribe = { accounts: frame.accounts, bytes: frame.text.length }
     }
+    // Open with another credential than the refused one (a rotated token): a later refusal is a new episode.
+    if (this.dialedWith !== this.refusedWith) this.refusals = 0
     if (!this.enter('open', { attempt: this.failures })) return
     this.resetTimer = this.ctx.timers.set(() => {
       this.resetTimer = undefined
@@ -392,12 +413,17 @@ export class Connection {
   }
 
   /**
-   * The server refused this client's credentials: the first time, re-dial at once (asking
-   * `auth.socketUrl` again: a rotated token is picked up); refused again, the streams end `closed`
-   * with `UNAUTHORIZED`. At most two dials per refusal episode: no hammering.
+   * The server refused this client's credentials. The first refusal of an episode re-dials at once
+   * (asking `auth.socketUrl` again: a rotated token is picked up). The same credential refused twice
+   * ends the streams `closed` with `UNAUTHORIZED` (at most two dials: no hammering); a refusal of a
+   * credential that changed meanwhile (tokens rotating faster than a dial) is an `UNAUTHORIZED` error
+   * event and a re-dial with backoff. A socket that opens with a new credential starts a new episode.
    */
   private refused(what: string, lost: LostSocket): void {
     const detail = defined({ closeCode: lost.code, closeReason: lost.reason })
+    const credential = this.dialedWith
+    const sameAgain = this.refusals > 0 && credential === this.refusedWith
+    this.refusedWith = credential
     if (this.refusals++ === 0) {
       if (!this.enter('reconnecting', { attempt: this.failures, retryInMs: 0, ...detail })) return
       this.retryTimer = this.ctx.timers.set(() => {
@@ -408,10 +434,17 @@ export class Connection {
       return
     }
     const epoch = this.epoch
+    if (!sameAgain) {
+      this.host.onError(
+        new ServiceError('UNAUTHORIZED', `${this.shown} ${what} again, with a credential that changed since the last refusal; re-dialing with backoff. If this repeats, renew the credentials (auth.socketUrl, the config's headers).`),
+      )
+      if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: `credentials refused: ${what}`, oversize: false, afterSubscribe: undefined })
+      return
+    }
     this.host.onError(
       new ServiceError(
         'UNAUTHORIZED',
-        `${this.shown} ${what} again after a re-dial with fresh credentials: they are missing, wrong or expired, so its streams end with status closed. Renew them (auth.socketUrl, the config's headers) and subscribe again.`,
+        `${this.shown} ${what} again after a re-dial with the same credentials: they are missing, wrong or expired, so its streams end with status closed. Renew them (auth.socketUrl, the config's headers) and subscribe again.`,
       ),
     )
     if (this.epoch !== epoch) return
@@ -426,6 +459,7 @@ export class Connection {
 
   private teardown(politely: boolean): void {
     this.retryTimer = this.ctx.timers.clear(this.retryTimer)
+    this.authTimer = this.ctx.timers.clear(this.authTimer)
     this.cancelWait?.()
     this.cancelWait = undefined
     if (this.ws) this.abandon(this.ws, !politely)

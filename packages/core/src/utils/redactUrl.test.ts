@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redactText, redactUrl } from './redactUrl.js'
+import { redactCause, redactText, redactUrl } from './redactUrl.js'
 
 describe('redactUrl', () => {
   it.each([
@@ -20,5 +20,27 @@ describe('redactUrl', () => {
     expect(redactText('connect to wss://a:S3CRET@h/ws?token=S3CRET failed; then https://x/y?k=S3CRET.')).toBe(
       'connect to wss://***@h/ws?token=*** failed; then https://x/y?k=***',
     )
+  })
+
+  it.each([
+    ['Invalid URL: /ws?token=SeCrEt', 'Invalid URL: /ws?token=***'],
+    ['could not reach solver.example/ws?token=SeCrEt&app=SeCrEt2', 'could not reach solver.example/ws?token=***&app=***'],
+    ['redirected to //cdn.example/x?sig=SeCrEt then gave up', 'redirected to //cdn.example/x?sig=*** then gave up'],
+    ['maxRows=10 and the window', 'maxRows=10 and the window'],
+  ])('redactText redacts query values of relative and scheme-less URLs: %s', (input, output) => {
+    expect(redactText(input)).toBe(output)
+  })
+
+  it('redactCause copies an error whose own fields (Node’s `input`) name a secret, keeping its code', () => {
+    let error: unknown
+    try {
+      new URL('/ws?token=SeCrEt')
+    } catch (e) {
+      error = e
+    }
+    const safe = redactCause(error) as Error & { code?: string }
+    expect(safe).not.toBe(error)
+    expect(safe.code).toBe('ERR_INVALID_URL')
+    expect(JSON.stringify({ ...safe, message: safe.message, stack: safe.stack })).not.toContain('SeCrEt')
   })
 })

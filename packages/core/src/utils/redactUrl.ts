@@ -27,15 +27,19 @@ export function redactUrl(url: string): string {
 /** Scheme, then everything up to the first `@` of the authority (userinfo cannot hold `/`, `?` or `#`). */
 const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
+/** A query entry anywhere in text (`?token=abc`, `&key=value`): relative and scheme-less URLs carry them too. */
+const QUERY_IN_TEXT = /([?&][^\s=&#?"'<>`]+=)[^\s&#"'<>`]+/g
 
 /**
- * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl}.
+ * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl},
+ * and every `?key=value` / `&key=value` entry too (a relative `/ws?token=…` or a scheme-less
+ * `host/ws?token=…` is no exception).
  *
  * @example
  * redactText('connect ECONNREFUSED for wss://solver.example/ws?token=abc') // '… wss://solver.example/ws?token=***'
  */
 export function redactText(text: string): string {
-  return text.replace(URL_IN_TEXT, (url) => redactUrl(url))
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url)).replace(QUERY_IN_TEXT, (_, name: string) => `${name}***`)
 }
 
 /**
@@ -49,9 +53,13 @@ export function redactText(text: string): string {
 export function redactCause(cause: unknown): unknown {
   if (!(cause instanceof Error)) return cause
   const message = redactText(cause.message)
-  if (message === cause.message) return cause
-  const copy = new Error(message)
+  // Runtimes also hang the input on the error (Node's ERR_INVALID_URL has `input`): printed with it.
+  const leaks = Object.entries(cause).some(([, value]) => typeof value === 'string' && redactText(value) !== value)
+  if (message === cause.message && !leaks) return cause
+  const copy = new Error(message) as Error & { code?: unknown }
   copy.name = cause.name
   copy.stack = cause.stack === undefined ? undefined : redactText(cause.stack)
+  const code = (cause as { code?: unknown }).code
+  if (typeof code === 'string') copy.code = code
   return copy
 }
