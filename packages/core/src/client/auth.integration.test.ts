@@ -155,7 +155,7 @@ describe.each(['enigma', 'rasa'] as const)('%s: rotation loses nothing', (protoc
       expect(new Set(ids).size).toBe(ids.length)
       expect(stream.values.some((e) => e.type === 'status' && e.status === 'closed')).toBe(false)
       // a dial that raced a rotation backs off and comes back: every stream ends open
-      await stream.until((v) => v.findLast((e) => e.type === 'status' && !e.backfill)?.type === 'status' && (v.findLast((e) => e.type === 'status' && !e.backfill) as { status: string }).status === 'open')
+      await stream.until((v) => v.filter((e) => e.type === 'status' && !e.backfill).at(-1)?.type === 'status' && (v.filter((e) => e.type === 'status' && !e.backfill).at(-1) as { status: string }).status === 'open')
     }
     expect(client.stats().socketStatus.open).toBe(protocol === 'rasa' ? 1 : 30)
   }, 60_000)
