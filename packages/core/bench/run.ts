@@ -3,6 +3,7 @@ import { runB2 } from './b2-endToEnd.js'
 import { runB3, runB4 } from './b3b4-hub.js'
 import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
+import { runDedupe } from './dedupe-memory.js'
 import { runPHub } from './p-hub.js'
 import { runQuotes } from './quotes.js'
 import { runResume } from './resume.js'
@@ -19,6 +20,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   B7: runB7,
   P: runPHub,
   RESUME: runResume,
+  DEDUPE: runDedupe,
   QUOTES: runQuotes,
   SCALE: runScale,
 }

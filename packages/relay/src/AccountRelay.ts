@@ -18,7 +18,8 @@ export interface Checkpoint {
 }
 
 /**
- * The resume streams' de-duplication key: the notification id, else quote, modify_time, action and status.
+ * The resume streams' de-duplication key: the notification's content (quote, modify_time, action, status,
+ * state type, amounts as decimals), never the id alone (a reused id is another transition).
  * The relay's `Nats-Msg-Id` is the account key, a dot, and this.
  *
  * @example

@@ -28,8 +28,10 @@ export interface BackfillResult {
   notifications: Notification[]
   /** set when `maxRows` stopped the walk before the end: `left` rows were not read */
   truncated: { left: number } | undefined
-  /** rows of other accounts the service returned, skipped */
+  /** rows of other accounts the service returned (or rows that name no account on a protocol that routes by it), skipped */
   foreign: number
+  /** rows beyond the page size the service returned anyway: dropped, and reported by the stream */
+  overlong: number
 }
 
 /** Fetches what a resume stream may have missed. */
@@ -55,17 +57,23 @@ export function createBackfill(http: SearchHttpOptions) {
       const mine = account.toLowerCase()
       const notifications: Notification[] = []
       let foreign = 0
+      let overlong = 0
       let read = 0
       let start = 0
       const repeated = repeatedPageGuard(() => search.request(solver, { ...params, start }).url)
       for (;;) {
-        const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal })
+        const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal, longPages: 'allow' })
         repeated(page.rows, start)
         const total = search.totalOf(page)
-        for (const row of page.rows) {
+        // A page longer than asked is cut to the size asked (and reported): the limits below count rows, whatever a page holds.
+        const rows = page.rows.length > size ? page.rows.slice(0, size) : page.rows
+        overlong += page.rows.length - rows.length
+        for (const [index, row] of rows.entries()) {
+          if (read >= maxRows) return { notifications, truncated: { left: Math.max(1, total - start - index) }, foreign, overlong }
           const decoded = search.decodeStored(row as Record<string, unknown>)
-          // A row of another account is never delivered as this one's.
-          if (decoded.address !== undefined && decoded.address.toLowerCase() !== mine) {
+          // A row of another account is never delivered as this one's; on a hub, which routes live
+          // frames by their address, a row without one belongs to nobody (its live frame is unrouted).
+          if (decoded.address === undefined ? wire.multiplexed : decoded.address.toLowerCase() !== mine) {
             foreign++
             continue
           }
@@ -85,9 +93,9 @@ export function createBackfill(http: SearchHttpOptions) {
           read++
           if (n.modifyTime === null || n.modifyTime >= since) notifications.push(n)
         }
-        start += page.rows.length
-        if (page.rows.length === 0 || page.rows.length < size || start >= total) return { notifications, truncated: undefined, foreign }
-        if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign }
+        start += rows.length
+        if (rows.length === 0 || rows.length < size || start >= total) return { notifications, truncated: undefined, foreign, overlong }
+        if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign, overlong }
       }
     }
   }

@@ -161,6 +161,32 @@ describe('paging a service that ignores start', () => {
   })
 })
 
+describe('pages that lie about their size', () => {
+  // rasa pages of 100: a service that ignores size and answers 50,000 rows (it honours start)
+  const liar = () =>
+    serve((req, res) => {
+      const start = Number(/position-state\/(\d+)\//.exec(req.url ?? '')?.[1] ?? 0)
+      const rows = Array.from({ length: 50_000 }, (_, i) => ({ id: `r${start + i}`, quote_id: start + i + 1, counterparty_address: account, modify_time: 1_763_700_000 + ((start + i) % 1000) }))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: 60_000, position_state: rows }))
+    })
+
+  it('search: a page longer than the size asked is INVALID_RESPONSE', async () => {
+    const { url } = await liar()
+    const error = await rejection(searchNotifications(rasaConfig(url), { account, size: 100 }, { retries: 0 }))
+    expect([error.code, error.message]).toEqual(['INVALID_RESPONSE', expect.stringContaining('50000 rows for a page of size 100')])
+  })
+
+  it('backfill: pages are cut to the size asked and reported; maxBackfillRows counts rows, not pages', async () => {
+    const { url } = await liar()
+    const { createBackfill } = await import('./backfill.js')
+    const fetch = createBackfill({ retries: 0 })(rasaConfig(url).getSolver(), account)
+    const result = await fetch({ since: 0, maxRows: 1_000, known: () => false, signal: new AbortController().signal })
+    expect(result.notifications).toHaveLength(1_000)
+    expect(result.truncated).toEqual({ left: 59_000 })
+    expect(result.overlong).toBe(10 * 49_900)
+  })
+})
+
 describe('path and paging parameters are safe integers', () => {
   it.each([
     ['rasa start 1e21', 'r', { start: 1e21 }],

@@ -30,7 +30,7 @@ export async function searchNotifications<C extends NotificationsConfigInput, S 
 export async function searchSolver(
   solver: ResolvedSolver,
   params: SearchNotificationsParams,
-  options: SearchOptions & SearchHttpOptions,
+  options: SearchOptions & SearchHttpOptions & { longPages?: 'allow' },
 ): Promise<NotificationSearchResult> {
   const { protocol } = solver.notifications
   const search = searchProtocols[protocol]
@@ -49,6 +49,12 @@ export async function searchSolver(
   if (typeof result === 'string') {
     const shown = redactUrl(url)
     throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${shown} has the wrong shape: ${result}.`, { method: 'POST', url: shown, status: 200, body: json })
+  }
+  // A page longer than asked is not believed: a service that ignores `size` could hand over anything.
+  const asked = params.size ?? search.defaultSize
+  if (options.longPages !== 'allow' && asked !== undefined && result.rows.length > asked) {
+    const shown = redactUrl(url)
+    throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${shown} has ${result.rows.length} rows for a page of size ${asked}: the service ignores size, so its pages cannot be trusted. Fix the service or the configured URL.`, { method: 'POST', url: shown, status: 200, body: json })
   }
   return result
 }

@@ -11,6 +11,8 @@ import type { TransportStats } from '../transport/TransportStats.js'
  */
 export interface ClientStats extends TransportStats {
   frames: TransportStats['frames'] & {
+    /** resume streams: notifications delivered whose `id` came before with other content (another transition under a reused id) */
+    idReused: number
     dropped: TransportStats['frames']['dropped'] & { duplicate: number; stale: number }
   }
   /** resume backfills: started, notifications recovered, truncated and failed runs, and history rows of other accounts skipped */
@@ -26,7 +28,7 @@ export function createClientStats(): Omit<ClientStats, 'timers' | 'crossTab'> {
   return {
     sockets: 0,
     subscriptions: 0,
-    frames: { received: 0, delivered: 0, dropped: { control: 0, malformed: 0, oversize: 0, unrouted: 0, duplicate: 0, stale: 0 } },
+    frames: { received: 0, delivered: 0, idReused: 0, dropped: { control: 0, malformed: 0, oversize: 0, unrouted: 0, duplicate: 0, stale: 0 } },
     reconnects: 0,
     socketStatus: { connecting: 0, open: 0, reconnecting: 0 },
     backfills: { runs: 0, recovered: 0, truncated: 0, failed: 0, foreign: 0 },

@@ -120,6 +120,7 @@ describe.each(['enigma', 'rasa'] as const)('%s live stream', (protocol) => {
     expect(live.client.stats().frames).toEqual({
       received: 4,
       delivered: 1,
+      idReused: 0,
       dropped: { control: 1, malformed: 2, oversize: 0, unrouted: 0, duplicate: 0, stale: 0 },
     })
     expect(events.values.some((e) => e.type === 'error')).toBe(false)

@@ -128,6 +128,39 @@ describe('history the client cannot trust', () => {
     expect(client.stats().backfills.foreign).toBe(1)
   })
 
+  it.each(['enigma', 'rasa'] as const)('%s: a different transition that reuses an earlier id is delivered and counted (live and from history), the same content twice is not', async (protocol) => {
+    const { sim, client } = await setup(protocol)
+    const events = record(client.events({ account: A }, { resume: true }))
+    await sim.waitForSubscribers(A)
+    await sim.publish(frame(1, T0 + 1, A, { id: 'same-id', last_seen_action: 'InstantRFQ' }))
+    await sim.publish(frame(1, T0 + 2, A, { id: 'same-id', last_seen_action: 'FillLimitOrderOpen', state_type: 'report', filled_amount_open: '1.5' }))
+    await events.until((v) => notes(v).length === 2)
+    await sim.dropAll(1012)
+    // missed while down: another transition under the same id again
+    await sim.publish(frame(1, T0 + 3, A, { id: 'same-id', last_seen_action: 'FillOrderInstantClose', state_type: 'report', filled_amount_close: '1.5' }))
+    await events.until((v) => finished(v))
+    await sim.waitForSubscribers(A)
+    // the first transition again, same content: a duplicate, not a new one
+    await sim.publish(frame(1, T0 + 1, A, { id: 'other-id', last_seen_action: 'InstantRFQ' }))
+    await sim.publish(frame(2, T0 + 4, A, { id: 'marker' }))
+    await events.until((v) => notes(v).some((n) => n.id === 'marker'))
+    expect(notes(events.values).map((n) => `${n.id}@${n.modifyTime! - T0}`)).toEqual(['same-id@1', 'same-id@2', 'same-id@3', 'marker@4'])
+    expect(client.stats().frames.idReused).toBe(2)
+  })
+
+  it('a rasa history row with no counterparty_address is foreign, like its live frame (unrouted)', async () => {
+    const { sim, client } = await setup('rasa')
+    const events = record(client.events({ account: A }, { resume: true }))
+    await sim.waitForSubscribers(A)
+    await sim.publish(frame(1, T0 + 1))
+    await events.until((v) => notes(v).length === 1)
+    sim.injectHttpFault({ rawBody: JSON.stringify({ count: 2, position_state: [frame(7, T0 + 2, A, { id: 'nobody', counterparty_address: undefined }), frame(8, T0 + 3, A, { id: 'mine' })] }) })
+    await sim.dropAll(1012)
+    await events.until((v) => finished(v))
+    expect(notes(events.values).map((n) => n.id)).toEqual([`q1-t${T0 + 1}`, 'mine'])
+    expect(client.stats().backfills.foreign).toBe(1)
+  })
+
   it('one timestamp in milliseconds does not poison the quote: later updates flow, the next gap is recovered, and it is reported', async () => {
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: true }))

@@ -5,24 +5,30 @@ import type { Notification } from '../../protocol/types.js'
 export type Verdict = 'new' | 'duplicate' | 'stale'
 
 /**
- * A bounded memory of delivered notifications: by `id` when the frame has one, and by content
- * (`contentKey`: quote, time, action, status, state type, amounts) always, so a stored row and its live frame match either way;
- * plus the newest plausible `modify_time` delivered per quote, for per-quote order. The oldest entries
- * are forgotten first; memory never grows past `size` entries per kind.
+ * A bounded memory of delivered notifications, by content (`contentKey`: quote, time, action,
+ * status, state type, amounts), so a stored row and its live frame match with or without an id; the
+ * ids seen, to count an id reused for other content (`frames.idReused`: delivered, it is another
+ * transition); and the newest plausible `modify_time` delivered per quote, for per-quote order.
+ * Memory is bounded by count (`size` entries per kind, oldest first) and by time: entries older than
+ * what any later backfill can return are forgotten ({@link forgetBefore}).
  */
 export class DedupeWindow {
-  private readonly keys = new Map<string, true>()
-  private readonly lastByQuote = new Map<number, number>()
+  // Made on first use: an idle stream (thousands of them on a relay) keeps three empty maps less.
+  /** content key → its plausible modify_time, or null */
+  private contents: Map<string, number | null> | undefined
+  /** id → content key */
+  private ids: Map<string, string> | undefined
+  private lastByQuote: Map<number, number> | undefined
 
   constructor(private readonly size: number) {}
 
   get entries(): number {
-    return this.keys.size + this.lastByQuote.size
+    return (this.contents?.size ?? 0) + (this.lastByQuote?.size ?? 0)
   }
 
-  /** Delivered already (by id or content)? */
+  /** Delivered already (the same content)? */
   has(n: Notification): boolean {
-    return (n.id !== null && this.keys.has(`i${n.id}`)) || this.keys.has(composite(n))
+    return this.contents?.has(contentKey(n)) ?? false
   }
 
   /**
@@ -34,28 +40,60 @@ export class DedupeWindow {
   verdict(n: Notification, plausibleTime: boolean): Verdict {
     if (this.has(n)) return 'duplicate'
     if (n.source !== 'backfill' || !plausibleTime || n.modifyTime === null) return 'new'
-    const last = this.lastByQuote.get(n.quoteId)
+    const last = this.lastByQuote?.get(n.quoteId)
     return last !== undefined && n.modifyTime < last ? 'stale' : 'new'
   }
 
-  remember(n: Notification, plausibleTime: boolean): void {
-    if (n.id !== null) this.add(`i${n.id}`)
-    this.add(composite(n))
-    if (!plausibleTime || n.modifyTime === null) return
-    const last = this.lastByQuote.get(n.quoteId)
-    this.lastByQuote.delete(n.quoteId)
-    this.lastByQuote.set(n.quoteId, last === undefined ? n.modifyTime : Math.max(last, n.modifyTime))
-    if (this.lastByQuote.size > this.size) this.lastByQuote.delete(this.lastByQuote.keys().next().value!)
+  /** Remembers a delivered notification; returns true when its id came before with other content. */
+  remember(n: Notification, plausibleTime: boolean): boolean {
+    const key = contentKey(n)
+    const time = plausibleTime ? n.modifyTime : null
+    bounded((this.contents ??= new Map()), key, time, this.size)
+    let reused = false
+    if (n.id !== null) {
+      const ids = (this.ids ??= new Map())
+      const before = ids.get(n.id)
+      reused = before !== undefined && before !== key
+      bounded(ids, n.id, key, this.size)
+    }
+    if (time !== null) {
+      const byQuote = (this.lastByQuote ??= new Map())
+      const last = byQuote.get(n.quoteId)
+      bounded(byQuote, n.quoteId, last === undefined ? time : Math.max(last, time), this.size)
+    }
+    return reused
   }
 
-  private add(key: string): void {
-    this.keys.delete(key)
-    this.keys.set(key, true)
-    if (this.keys.size > this.size * 2) this.keys.delete(this.keys.keys().next().value!)
+  /**
+   * Forgets what no later backfill can bring again: entries whose time is before `time`. Entries are
+   * mostly in time order, so the walk from the oldest stops at the first newer one (stragglers go by count).
+   */
+  forgetBefore(time: number): void {
+    const { contents, ids, lastByQuote } = this
+    if (contents) {
+      for (const [key, at] of contents) {
+        if (at === null || at >= time) break
+        contents.delete(key)
+      }
+      if (ids) {
+        for (const [id, key] of ids) {
+          if (contents.has(key)) break
+          ids.delete(id)
+        }
+      }
+    }
+    if (lastByQuote) {
+      for (const [quote, last] of lastByQuote) {
+        if (last >= time) break
+        lastByQuote.delete(quote)
+      }
+    }
   }
 }
 
-/** By content, so a stored row without an id matches its live frame (the one definition: `contentKey`). */
-function composite(n: Notification): string {
-  return `c${contentKey(n)}`
+/** Sets `key` as the newest entry; past `size` entries the oldest goes. */
+function bounded<K, V>(map: Map<K, V>, key: K, value: V, size: number): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > size) map.delete(map.keys().next().value as K)
 }

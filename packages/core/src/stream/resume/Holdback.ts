@@ -4,6 +4,16 @@ import { isPlausibleTime } from '../../utils/plausibleTime.js'
 import type { ClientStats } from '../ClientStats.js'
 import { DedupeWindow, type Verdict } from './DedupeWindow.js'
 
+/** What a holdback tells its stream. */
+export interface HoldbackHost {
+  emit(n: Notification): void
+  report(error: ServiceError): void
+  /** the watermark moved */
+  moved(): void
+  /** the oldest time a later backfill may start from (de-duplication forgets what is older) */
+  floor(): number
+}
+
 /**
  * What a resume stream delivers, and when: live frames held while history is read (bounded: at the cap
  * they go out in order), every notification once (a de-duplication window), transitions of a quote in
@@ -19,7 +29,7 @@ export class Holdback {
    */
   private splitAt: number | undefined
   /** history rows kept held for the next merge (they count as recovered when they go out) */
-  private readonly carried = new Set<Notification>()
+  private carried: Set<Notification> | undefined
   private readonly seen: DedupeWindow
 
   constructor(
@@ -27,10 +37,8 @@ export class Holdback {
     dedupeWindow: number,
     private readonly maxHeld: number,
     private readonly stats: ClientStats,
-    private readonly emit: (n: Notification) => void,
-    private readonly report: (error: ServiceError) => void,
-    /** the watermark moved */
-    private readonly moved: () => void,
+    /** the stream it serves (one object, not four closures: thousands of idle streams stay small) */
+    private readonly host: HoldbackHost,
   ) {
     this.watermark = start
     this.seen = new DedupeWindow(dedupeWindow)
@@ -83,7 +91,7 @@ export class Holdback {
       const held = this.held
       this.held = []
       if (this.splitAt !== undefined) this.splitAt = 0
-      this.carried.clear()
+      this.carried = undefined
       this.deliverAll(held)
     }
   }
@@ -93,7 +101,7 @@ export class Holdback {
     const held = this.held
     this.held = undefined
     this.splitAt = undefined
-    this.carried.clear()
+    this.carried = undefined
     if (held) this.deliverAll(held)
   }
 
@@ -101,7 +109,7 @@ export class Holdback {
   discard(): void {
     this.held = undefined
     this.splitAt = undefined
-    this.carried.clear()
+    this.carried = undefined
   }
 
   /**
@@ -110,8 +118,8 @@ export class Holdback {
    */
   merge(fromHistory: Notification[]): { recovered: number; stale: number } {
     const history = new Set(fromHistory)
-    for (const n of this.carried) history.add(n)
-    this.carried.clear()
+    for (const n of this.carried ?? []) history.add(n)
+    this.carried = undefined
     let ready = [...(this.held ?? []), ...fromHistory]
     this.held = undefined
     if (this.splitAt !== undefined) {
@@ -126,7 +134,7 @@ export class Holdback {
         if (!waiting.has(n.quoteId)) now.push(n)
         else {
           this.held.push(n)
-          if (history.has(n)) this.carried.add(n)
+          if (history.has(n)) (this.carried ??= new Set()).add(n)
         }
       }
       ready = now
@@ -159,14 +167,16 @@ export class Holdback {
       this.stats.frames.dropped.stale++
       return verdict
     }
-    this.seen.remember(n, plausible)
+    if (this.seen.remember(n, plausible)) this.stats.frames.idReused++
     if (plausible && n.modifyTime > this.watermark) {
       this.watermark = n.modifyTime
-      this.moved()
+      // Memory bounded by time: what no later backfill can return again is forgotten.
+      this.seen.forgetBefore(this.host.floor() - OVERLAP_S)
+      this.host.moved()
     }
-    this.emit(n)
+    this.host.emit(n)
     if (!plausible && n.modifyTime !== null) {
-      this.report(
+      this.host.report(
         new ServiceError(
           'IMPLAUSIBLE_TIMESTAMP',
           `Quote ${n.quoteId} came with modify_time ${n.modifyTime}, which is not plausible unix seconds (more than a day ahead, or milliseconds?). It was delivered, but it moves neither the resume position nor the quote's order.`,
@@ -176,6 +186,9 @@ export class Holdback {
     return verdict
   }
 }
+
+/** Seconds kept below the oldest possible backfill start: rows at a page's boundary second still match. */
+const OVERLAP_S = 5
 
 function sortByTime(list: Notification[]): Notification[] {
   // Stable: equal times keep arrival order; frames without a plausible time go last.

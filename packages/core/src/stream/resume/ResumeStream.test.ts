@@ -14,7 +14,7 @@ const T = 1_763_700_000
 const note = (quote: number, time: number, id: string | null = `id-${quote}-${time}`, source: 'live' | 'backfill' = 'live'): Notification =>
   normalizeNotification({ id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account, source })
 const status = (s: 'open' | 'reconnecting' | 'closed', attempt = 0): StatusEvent => ({ type: 'status', status: s, attempt })
-const rows = (notifications: Notification[], truncated?: { left: number }): BackfillResult => ({ notifications, truncated, foreign: 0 })
+const rows = (notifications: Notification[], truncated?: { left: number }): BackfillResult => ({ notifications, truncated, foreign: 0, overlong: 0 })
 
 type Fetch = (request: BackfillRequest) => Promise<BackfillResult>
 
@@ -217,6 +217,17 @@ describe('ResumeStream after a reconnect', () => {
     calls[0]!.resolve(rows([note(20, T + 5, 'h', 'backfill')]))
     await vi.runAllTimersAsync()
     expect(delivered()).toEqual(['7@7:live', '8@8:live', '9@9:live', '20@5:backfill', '10@10:live', '11@11:live'])
+  })
+
+  it('history pages longer than asked (cut by the backfill) are reported as INVALID_RESPONSE', async () => {
+    const { calls, fetch } = pendingFetch()
+    const { stream, errors } = setup(fetch)
+    stream.event(status('open'))
+    stream.event(status('reconnecting', 1))
+    stream.event(status('open', 1))
+    calls[0]!.resolve({ ...rows([note(1, T + 1, 'h', 'backfill')]), overlong: 4_900 })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(errors().map((e) => [e.code, e.message.includes('4900 rows')])).toEqual([['INVALID_RESPONSE', true]])
   })
 
   it('a truncated backfill says so: status truncated with what is left, and a BACKFILL_TRUNCATED error', async () => {

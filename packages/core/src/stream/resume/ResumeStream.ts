@@ -10,7 +10,7 @@ import type { TransportErrorEvent, TransportStatusEvent } from '../../transport/
 import type { ClientStats } from '../ClientStats.js'
 import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
 import { CheckpointWriter } from './CheckpointWriter.js'
-import { Holdback } from './Holdback.js'
+import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
 
 export type { ResumeSettings } from './resumeOptions.js'
@@ -59,6 +59,9 @@ type ResumeEvent =
   | { type: 'complete' }
   | { type: 'dispose' }
 
+/** The status a stream assumes until its first status event: shared, every stream starts there. */
+const CONNECTING: TransportStatusEvent = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 })
+
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
 
@@ -75,7 +78,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  * `stale` and reported. Its `phase` changes in one place, {@link ResumeStream.dispatch}; what it
  * holds and delivers is the {@link Holdback}, where it is kept the {@link CheckpointWriter}.
  */
-export class ResumeStream extends PooledListener {
+export class ResumeStream extends PooledListener implements HoldbackHost {
   phase: ResumePhase = 'live'
   /** where the next backfill starts: the watermark at the first gap no backfill has covered yet */
   private gapFrom: number | undefined
@@ -90,7 +93,7 @@ export class ResumeStream extends PooledListener {
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private sweepTimer: ReturnType<typeof setTimeout> | undefined
   private failures = 0
-  private lastStatus: TransportStatusEvent = { type: 'status', status: 'connecting', attempt: 0 }
+  private lastStatus: TransportStatusEvent = CONNECTING
   private readonly holdback: Holdback
   private readonly checkpoint: CheckpointWriter | undefined
 
@@ -102,10 +105,9 @@ export class ResumeStream extends PooledListener {
     const { settings } = ctx
     const start = nowSeconds() - START_MARGIN_S
     this.sweepFrom = start
-    const report = (error: ServiceError) => this.out.event({ type: 'error', error })
-    this.holdback = new Holdback(start, settings.dedupeWindow, settings.maxHeldFrames, ctx.stats, (n) => this.delivered(n), report, () => this.checkpoint?.schedule())
+    this.holdback = new Holdback(start, settings.dedupeWindow, settings.maxHeldFrames, ctx.stats, this)
     this.checkpoint = settings.checkpoint
-      ? new CheckpointWriter(settings.checkpoint, ctx.key, ctx.timers, settings.checkpointTimeoutMs, () => this.position(), report)
+      ? new CheckpointWriter(settings.checkpoint, ctx.key, ctx.timers, settings.checkpointTimeoutMs, () => this.position(), (error) => this.report(error))
       : undefined
   }
 
@@ -294,6 +296,15 @@ export class ResumeStream extends PooledListener {
     this.phase = this.holdback.holding ? 'holding' : 'live'
     ctx.stats.backfills.recovered += recovered
     ctx.stats.backfills.foreign += result.foreign
+    if (result.overlong > 0) {
+      this.out.event({
+        type: 'error',
+        error: new ServiceError(
+          'INVALID_RESPONSE',
+          `History answered pages longer than the page size asked: ${result.overlong} rows beyond it were dropped, so this backfill may be incomplete. The service ignores the page size: fix it (or its configured URL).`,
+        ),
+      })
+    }
     if (result.truncated) {
       ctx.stats.backfills.truncated++
       this.status({ state: 'truncated', since, recovered, stale, left: result.truncated.left })
@@ -334,6 +345,25 @@ export class ResumeStream extends PooledListener {
 
   private watermarkNow(): number {
     return this.holdback.watermark
+  }
+
+  /** For the holdback: an error to report. */
+  report(error: ServiceError): void {
+    this.out.event({ type: 'error', error })
+  }
+
+  /** For the holdback: the watermark moved, so the checkpoint will be written. */
+  moved(): void {
+    this.checkpoint?.schedule()
+  }
+
+  /** For the holdback: the oldest position a later backfill (a gap, the next one, a sweep) may start from. */
+  floor(): number {
+    let floor = this.holdback.watermark
+    if (this.gapFrom !== undefined) floor = Math.min(floor, this.gapFrom)
+    if (this.nextGap !== undefined) floor = Math.min(floor, this.nextGap)
+    if (this.ctx.settings.sweepIntervalMs) floor = Math.min(floor, this.sweepFrom)
+    return floor
   }
 
   /**
@@ -377,7 +407,8 @@ export class ResumeStream extends PooledListener {
     this.recent = undefined
   }
 
-  private delivered(n: Notification): void {
+  /** For the holdback: a notification goes out. */
+  emit(n: Notification): void {
     const recent = this.recent
     if (recent) {
       if (recent.length === 100) recent.shift()
