@@ -6,10 +6,14 @@ import { ServiceError } from '../errors/ServiceError.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import { assertAddress } from '../utils/address.js'
-import { QuoteLedger } from './QuoteLedger.js'
 import { type IterableObservable, iterable, resolveHighWaterMark } from '../stream/IterableObservable.js'
+import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteListVersion } from './QuoteList.js'
+import type { Notification } from '../protocol/types.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams } from './QuoteState.js'
+
+/** The list of a book before the quote engine has loaded. */
+const NO_QUOTES: Pick<QuoteListVersion, 'quotes'> = { quotes: () => [] }
 
 /** A book whose `quotes` array is built on first read (see {@link QuoteListVersion}). */
 class Book implements QuoteBook {
@@ -19,7 +23,7 @@ class Book implements QuoteBook {
     readonly ready: boolean,
     readonly status: SocketStatus,
     readonly error: ServiceError | null,
-    private readonly version: QuoteListVersion,
+    private readonly version: Pick<QuoteListVersion, 'quotes'>,
   ) {
     Object.freeze(this)
   }
@@ -63,27 +67,33 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows) } },
   )
   const highWaterMark = resolveHighWaterMark(options?.highWaterMark, 'quotes')
-  return iterable(new Observable<QuoteBook>((subscriber) => {
+  return iterable(
+    new Observable<QuoteBook>((subscriber) => {
     let error: ServiceError | null = null
-    const ledger = new QuoteLedger(params.account, maxTransitions, (message) => {
-      error = new ServiceError('INVALID_AMOUNT', message)
-      schedule()
-    })
+    // The quote engine (ledger, status table) is a chunk of its own, fetched at the first subscription:
+    // an app that never asks for quote state does not download it. The stream is subscribed at once
+    // (nothing is missed) and what arrives before the engine waits for it.
+    let ledger: QuoteLedger | undefined
+    const early: Notification[] = []
     let ready = false
     let status: SocketStatus = 'connecting'
     /** the snapshot's own truncation: it stays on the book, the snapshot is incomplete */
     let incomplete: ServiceError | null = null
     let truncating = false
     let last: Book | undefined
-    let lastVersion: QuoteListVersion | undefined
+    let lastVersion: Pick<QuoteListVersion, 'quotes'> | undefined
     let scheduled = false
     let done = false
     const emit = () => {
       scheduled = false
       if (done) return
-      const version = ledger.list()
-      if (last && last.ready === ready && last.status === status && last.error === error && lastVersion === version) return
-      last = new Book(ready, status, error, version)
+      const version = ledger?.list() ?? NO_QUOTES
+      // Ready only once the engine holds what the snapshot brought.
+      const isReady = ready && ledger !== undefined
+      // The engine's first (empty) list is the same list the book before it showed.
+      const sameList = lastVersion === version || (lastVersion === NO_QUOTES && ledger !== undefined && ledger.size === 0)
+      if (last && last.ready === isReady && last.status === status && last.error === error && sameList) return
+      last = new Book(isReady, status, error, version)
       lastVersion = version
       subscriber.next(last)
     }
@@ -95,7 +105,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     const subscription = events.subscribe({
       next: (event) => {
         if (event.type === 'notification') {
-          if (ledger.apply(event.notification)) schedule()
+          if (!ledger) early.push(event.notification)
+          else if (ledger.apply(event.notification)) schedule()
           return
         }
         if (event.type === 'error') {
@@ -120,12 +131,29 @@ export function quoteBooks<C extends NotificationsConfigInput>(
       },
     })
     emit()
-    const look = () => ({ account: params.account, chainId: params.chainId, solverId: params.solverId, size: ledger.size, ready })
+    import('./QuoteLedger.js').then(
+      ({ QuoteLedger }) => {
+        if (done) return
+        ledger = new QuoteLedger(params.account, maxTransitions, (message) => {
+          error = new ServiceError('INVALID_AMOUNT', message)
+          schedule()
+        })
+        for (const n of early.splice(0)) ledger.apply(n)
+        schedule()
+      },
+      (cause: unknown) => {
+        error = new ServiceError('NETWORK', `The quote book could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause })
+        schedule()
+      },
+    )
+    const look = () => ({ account: params.account, chainId: params.chainId, solverId: params.solverId, size: ledger?.size ?? 0, ready: ready && ledger !== undefined })
     open?.add(look)
     return () => {
       done = true
       open?.delete(look)
       subscription.unsubscribe()
     }
-  }), highWaterMark)
+  }),
+    highWaterMark,
+  )
 }

@@ -6,7 +6,7 @@ import type { BackfillFetch } from '../search/backfill.js'
 import { type NotificationsStreamClient, timersOf } from '../stream/createStreamClient.js'
 import { type Address, assertAddress } from '../utils/address.js'
 import { setLongTimeout } from '../utils/setLongTimeout.js'
-import { QuoteLedger } from './QuoteLedger.js'
+import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteState, QuoteStatus, WaitForOptions, WaitForParams } from './QuoteState.js'
 
 /** The chase: first at once (or after this when the socket is slow to open), doubling up to the cap. */
@@ -79,7 +79,8 @@ function start<C extends NotificationsConfigInput>(
       reject(new ServiceError('ABORTED', `waitFor ${wanted} was aborted before it started`, { cause: signal.reason }))
       return
     }
-    const ledger = new QuoteLedger(account, maxTransitions)
+    let ledger: QuoteLedger | undefined
+    const early: Notification[] = []
     // The ids the quote is known by; the other one is learnt from the first frame that has both.
     const ids = { quoteId, tempQuoteId }
     let heard = false
@@ -105,6 +106,10 @@ function start<C extends NotificationsConfigInput>(
       if (!mine) return false
       if (n.quoteId > 0) ids.quoteId ??= n.quoteId
       if (n.tempQuoteId !== null) ids.tempQuoteId ??= n.tempQuoteId
+      if (!ledger) {
+        early.push(n)
+        return true
+      }
       const state = ledger.apply(n)
       if (!state) return true
       let holds: boolean
@@ -156,7 +161,7 @@ function start<C extends NotificationsConfigInput>(
     // Chained above 2^31−1 ms, where a plain setTimeout would fire at once.
     const cancelDeadline = setLongTimeout(
       () => {
-        const state = ledger.get(ids)
+        const state = ledger?.get(ids)
         const where = state ? `it is ${state.status}` : 'nothing was heard of it'
         const why = lastError ? `; the last history look failed: ${lastError.message}` : ''
         finish(() => reject(new ServiceError('TIMEOUT', `waitFor ${wanted} timed out after ${timeoutMs} ms: ${where}${why}. Raise timeoutMs or check the quote id.`)))
@@ -178,6 +183,16 @@ function start<C extends NotificationsConfigInput>(
     })
     if (settled) subscription.unsubscribe()
     else arm()
+    // The quote engine (ledger, status table) is a chunk of its own, fetched when a wait starts (an app
+    // that never waits or reads quote state does not download it); what arrives meanwhile waits for it.
+    import('./QuoteLedger.js').then(
+      ({ QuoteLedger }) => {
+        if (settled) return
+        ledger = new QuoteLedger(account, maxTransitions)
+        for (const n of early.splice(0)) if (!settled) take(n)
+      },
+      (cause: unknown) => finish(() => reject(new ServiceError('NETWORK', `waitFor could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause }))),
+    )
   })
 }
 
