@@ -11,7 +11,9 @@ const smoke = await startSmoke()
 const client = smoke.client()
 const subscription = client.notifications({ account }, { resume: true }).subscribe()
 await smoke.sim.waitForSubscribers(account)
-const unmount = mountDevtools(client)
+// Closed, it shows only its toggle: the smoke opens it as a person would.
+const unmount = mountDevtools(client, undefined, { initialIsOpen: false })
+document.body.querySelector('solver-notifications-devtools').shadowRoot.querySelector('button.toggle').click()
 const text = () => {
   const panel = document.body.querySelector('solver-notifications-devtools')
   return `${panel?.shadowRoot?.textContent ?? ''}${panel?.textContent ?? ''}`
