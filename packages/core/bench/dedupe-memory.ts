@@ -33,7 +33,7 @@ export async function runDedupe(): Promise<boolean> {
         random: Math.random,
         stats,
         key: `1:s:${account}`,
-        settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000 },
+        settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
       },
     )
     stream.start()

@@ -27,7 +27,7 @@ function heldGrowth(frames: number, maxHeldFrames: number): number {
       random: Math.random,
       stats,
       key: 'bench',
-      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000 },
+      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
     },
   )
   stream.event({ type: 'status', status: 'open', attempt: 0 })

@@ -2,6 +2,7 @@ import type { ServiceError } from '../errors/ServiceError.js'
 import type { Notification, NotificationPhase, NotificationType } from '../protocol/types.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import type { Address } from '../utils/address.js'
+import type { ResumeOptions } from '../stream/resume/resumeOptions.js'
 
 /**
  * Where a quote stands, derived from its transitions in `modify_time` order (the table is in `quoteStatus.ts`).
@@ -89,6 +90,8 @@ export interface QuotesOptions {
   maxTransitions?: number | undefined
   /** `for await` only: books buffered for a loop slower than the stream; past it the loop throws `SLOW_CONSUMER` (10,000) */
   highWaterMark?: number | undefined
+  /** history polling while the socket is down, as `resume.poll` (on by default: 5 s after it went down, every 5 s) */
+  poll?: ResumeOptions['poll']
 }
 
 /**

@@ -64,7 +64,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   const events = stream.events(
     { account: params.account, chainId: params.chainId, solverId: params.solverId as never },
     // The whole history when no `since`: an old position that is still open belongs in the book.
-    { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows) } },
+    { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows), poll: options?.poll } },
   )
   const highWaterMark = resolveHighWaterMark(options?.highWaterMark, 'quotes')
   return iterable(

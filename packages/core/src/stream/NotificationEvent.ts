@@ -11,6 +11,8 @@ import type { TransportStatusEvent } from '../transport/TransportEvent.js'
 export interface StatusEvent extends TransportStatusEvent {
   /** resume streams only: a backfill of what may have been missed started, finished, or stopped at its row limit */
   readonly backfill?: BackfillStatus
+  /** resume streams only: true while history is polled because the socket is not open (see `resume.poll`) */
+  readonly polling?: boolean
 }
 
 /**

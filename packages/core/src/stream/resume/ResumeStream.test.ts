@@ -35,7 +35,7 @@ function setup(fetch: Fetch, settings: Partial<ResumeSettings> = {}) {
       random: () => 1,
       stats,
       key: `1:s:${account.toLowerCase()}`,
-      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, ...settings },
+      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined, ...settings },
     },
   )
   stream.start()

@@ -56,11 +56,15 @@ type ResumeEvent =
   | { type: 'backfill-failed'; cause: unknown }
   | { type: 'retry' }
   | { type: 'sweep' }
+  | { type: 'poll' }
   | { type: 'complete' }
   | { type: 'dispose' }
 
 /** The status a stream assumes until its first status event: shared, every stream starts there. */
 const CONNECTING: TransportStatusEvent = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 })
+
+/** Poll interval while one of the stream's quotes is mid-transition (`resume.poll`). */
+const UNSETTLED_POLL_MS = 1_500
 
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
@@ -92,6 +96,15 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   private inFlight: AbortController | undefined
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private sweepTimer: ReturnType<typeof setTimeout> | undefined
+  private pollTimer: ReturnType<typeof setTimeout> | undefined
+  /** history is the source while the socket is not open (`resume.poll`) */
+  private polling = false
+  /** when the socket was last seen going down (or the stream started): polling begins `poll.afterMs` after it */
+  private downSince = Date.now()
+  /** the socket was refused for good and `poll.whenClosed` keeps the stream on history alone */
+  private closedForGood = false
+  /** quotes whose newest notification is not a settled outcome yet: polled faster */
+  private unsettled: Set<number> | undefined
   private failures = 0
   private lastStatus: TransportStatusEvent = CONNECTING
   private readonly holdback: Holdback
@@ -126,7 +139,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   complete(): void {
     this.dispatch({ type: 'complete' })
-    this.out.complete()
+    if (!this.closedForGood) this.out.complete()
   }
 
   /** Release: abort the search, clear every timer, write the checkpoint, deliver nothing more. */
@@ -183,10 +196,25 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
           this.retryTimer = undefined
           this.dispatch({ type: 'retry' })
         }, delay)
+        if (this.polling) this.armPoll()
         return
       }
       case 'retry':
         if (this.lastStatus.status === 'open') this.backfill()
+        return
+      case 'poll':
+        this.pollTimer = undefined
+        if (this.lastStatus.status === 'open') return
+        if (this.inFlight) {
+          this.armPoll()
+          return
+        }
+        if (!this.polling) {
+          this.polling = true
+          this.out.event({ ...this.lastStatus, polling: true })
+        }
+        this.gapFrom ??= this.gapStart()
+        this.backfill()
         return
       case 'sweep':
         if (this.lastStatus.status !== 'open' || this.inFlight) {
@@ -197,6 +225,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         this.backfill()
         return
       case 'complete':
+        // Refused for good, with `poll.whenClosed`: history stays the source until the app lets go.
+        if (this.closedForGood) return
         this.abort()
         this.holdback.release()
         this.end()
@@ -212,9 +242,16 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   }
 
   private onTransport(event: TransportStatusEvent | TransportErrorEvent): void {
-    this.out.event(event)
+    if (event.type === 'status' && event.status === 'open') this.pollTimer = this.ctx.timers.clear(this.pollTimer)
+    if (event.type === 'status' && event.status === 'open' && this.polling) {
+      // The socket is back: polling stops (the reconnect backfill closes what is left of the gap).
+      this.polling = false
+      this.out.event({ ...event, polling: false })
+    } else this.out.event(this.polling && event.type === 'status' ? { ...event, polling: true } : event)
     if (event.type !== 'status') return
+    if (this.lastStatus.status === 'open' && event.status !== 'open') this.downSince = Date.now()
     this.lastStatus = event
+    if (event.status === 'connecting' || event.status === 'reconnecting') this.armPoll()
     if (event.status === 'reconnecting') {
       // A gap opens here, also before the first open: the stream's position began when it was
       // subscribed (the watermark starts there), so what the server stored meanwhile is backfilled.
@@ -237,6 +274,15 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       if (this.gapFrom !== undefined && this.phase !== 'reading-checkpoint') this.backfill()
       this.armSweep()
     } else if (event.status === 'closed') {
+      const poll = this.ctx.settings.poll
+      if (poll?.whenClosed && event.closeReason !== 'client closed') {
+        // Refused for good, but history answers: keep it as the source.
+        this.closedForGood = true
+        this.gapFrom ??= this.gapStart()
+        this.armPoll()
+        return
+      }
+      this.pollTimer = this.ctx.timers.clear(this.pollTimer)
       this.abort()
       this.holdback.release()
       if (this.phase !== 'reading-checkpoint') this.phase = 'live'
@@ -316,6 +362,11 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         ),
       })
     } else this.status({ state: 'finished', since, recovered, stale })
+    if (this.polling && this.lastStatus.status !== 'open') {
+      // History answered up to about now; the socket is still down, so a gap stays open from where this poll started.
+      this.gapFrom = this.gapFrom === undefined ? this.sweepFrom : Math.min(this.gapFrom, this.sweepFrom)
+      this.armPoll()
+    }
     if (this.gapFrom !== undefined && this.lastStatus.status === 'open') this.backfill()
     this.armSweep()
   }
@@ -330,6 +381,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   private end(): void {
     this.phase = 'disposed'
     this.sweepTimer = this.ctx.timers.clear(this.sweepTimer)
+    this.pollTimer = this.ctx.timers.clear(this.pollTimer)
     this.checkpoint?.dispose()
   }
 
@@ -341,6 +393,18 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       this.sweepTimer = undefined
       this.dispatch({ type: 'sweep' })
     }, every)
+  }
+
+  /**
+   * `resume.poll`: while the socket is not open, history is read `afterMs` after it went down, then every
+   * `intervalMs` (faster while a quote is mid-transition), through the backfill path.
+   */
+  private armPoll(): void {
+    const poll = this.ctx.settings.poll
+    if (!poll || this.pollTimer !== undefined || this.phase === 'disposed') return
+    if (this.lastStatus.status === 'open' || (this.lastStatus.status === 'closed' && !this.closedForGood)) return
+    const wait = this.polling ? (this.unsettled?.size ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs) : Math.max(0, poll.afterMs - (Date.now() - this.downSince))
+    this.pollTimer = this.ctx.timers.set(() => this.dispatch({ type: 'poll' }), wait)
   }
 
   private watermarkNow(): number {
@@ -409,6 +473,13 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   /** For the holdback: a notification goes out. */
   emit(n: Notification): void {
+    if (this.ctx.settings.poll) {
+      // A quote mid-transition (seen, or an outcome not known yet) makes polling faster until it settles.
+      if (n.type === 'seen' || n.type === 'unknown') {
+        const unsettled = (this.unsettled ??= new Set())
+        if (unsettled.size < 256) unsettled.add(n.quoteId)
+      } else this.unsettled?.delete(n.quoteId)
+    }
     const recent = this.recent
     if (recent) {
       if (recent.length === 100) recent.shift()
@@ -422,6 +493,6 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   private status(backfill: BackfillStatus): void {
     this.lastBackfill = backfill
     this.ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
-    this.out.event({ ...this.lastStatus, backfill })
+    this.out.event(this.polling ? { ...this.lastStatus, backfill, polling: true } : { ...this.lastStatus, backfill })
   }
 }

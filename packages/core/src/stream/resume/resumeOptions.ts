@@ -22,6 +22,13 @@ export interface ResumeOptions {
   sweepIntervalMs?: number | undefined
   /** recent notifications de-duplication remembers (2,048) */
   dedupeWindow?: number | undefined
+  /**
+   * A second source while the socket is down: once it has not been open for `afterMs` (5,000), history
+   * is polled every `intervalMs` (5,000; 1,500 while one of the stream's quotes is mid-transition)
+   * through the same backfill, de-duplication and order. A socket refused for good (`closed`) keeps
+   * polling only with `whenClosed`. `false` turns it off.
+   */
+  poll?: { afterMs?: number | undefined; intervalMs?: number | undefined; whenClosed?: boolean | undefined } | false | undefined
 }
 
 /** Resume options validated, with every default applied. */
@@ -34,6 +41,7 @@ export interface ResumeSettings {
   dedupeWindow: number
   /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
   checkpointTimeoutMs: number
+  poll: { afterMs: number; intervalMs: number; whenClosed: boolean } | undefined
 }
 
 /**
@@ -56,6 +64,16 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
   check('maxHeldFrames', positiveInteger, 'a positive integer')
   check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
   check('dedupeWindow', positiveInteger, 'a positive integer')
+  const poll = options.poll
+  if (poll !== undefined && poll !== false) {
+    if (typeof poll !== 'object' || poll === null) throw new ServiceError('INVALID_PARAMETERS', `resume.poll must be false or { afterMs?, intervalMs?, whenClosed? }, got ${String(poll)}`)
+    for (const name of ['afterMs', 'intervalMs'] as const) {
+      const value = poll[name]
+      if (value !== undefined && (typeof value !== 'number' || !(value >= (name === 'afterMs' ? 0 : 100)) || value > MAX_TIMEOUT_MS)) {
+        throw new ServiceError('INVALID_PARAMETERS', `resume.poll.${name} must be a number of milliseconds${name === 'intervalMs' ? ' of at least 100' : ''}, got ${String(value)}`)
+      }
+    }
+  }
   if (options.checkpoint !== undefined && (typeof options.checkpoint?.get !== 'function' || typeof options.checkpoint?.set !== 'function')) {
     throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')
   }
@@ -67,5 +85,6 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     sweepIntervalMs: options.sweepIntervalMs,
     dedupeWindow: options.dedupeWindow ?? 2_048,
     checkpointTimeoutMs,
+    poll: poll === false ? undefined : { afterMs: poll?.afterMs ?? 5_000, intervalMs: poll?.intervalMs ?? 5_000, whenClosed: poll?.whenClosed === true },
   }
 }
