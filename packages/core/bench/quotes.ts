@@ -48,12 +48,17 @@ function bookOf(maxTransitions = 50) {
   }
 }
 
+/** The quote engine is a chunk loaded at the first subscription: a book is ready once it is in. */
+async function engineLoaded(book: { last: QuoteBook }): Promise<void> {
+  for (let i = 0; i < 1_000 && !book.last.ready; i++) await new Promise((resolve) => setTimeout(resolve, 0))
+}
+
 /** A book of `size` open quotes (the snapshot), then `updates` live updates on quotes spread over all of them, one book each. */
 async function updatesPerSecond(size: number, updates: number, renderEvery: number): Promise<number> {
   const book = bookOf()
   for (let q = 1; q <= size; q++) book.feed(note(q, T0 + q, 'InstantRFQ', 'success', { filled_amount_open: '1' }))
   book.ready()
-  await null
+  await engineLoaded(book)
   if (book.last.quotes.length !== size) throw new Error(`snapshot has ${book.last.quotes.length} of ${size}`)
   // Made before timing: the frames an app would receive.
   const frames: Notification[] = []
@@ -94,7 +99,7 @@ async function bytesPerSettledQuote(size: number): Promise<number> {
     book.feed(note(q, t + 4, 'FillOrderInstantClose', 'success', { filled_amount_close: '1.5' }))
   }
   book.ready()
-  await null
+  await engineLoaded(book)
   if (!book.last.quotes.every((q) => q.settled)) throw new Error('not settled')
   const grown = heap() - before
   book.stop()
@@ -105,7 +110,8 @@ async function bytesPerSettledQuote(size: number): Promise<number> {
 async function transitionsKept(updates: number): Promise<number> {
   const book = bookOf(50)
   for (let i = 0; i < updates; i++) book.feed(note(1, T0 + i, 'FillLimitOrderOpen', 'success', { filled_amount_open: String(i + 1) }))
-  await null
+  book.ready()
+  await engineLoaded(book)
   const kept = book.last.quotes[0]!.transitions.length
   book.stop()
   return kept

@@ -45,6 +45,7 @@ async function setup(protocol: 'enigma' | 'rasa', token: string | undefined, aut
 
 const notes = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification] : []))
 const errors = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'error' ? [e.error as ServiceError] : []))
+const finishedCount = (events: NotificationEvent[]) => events.filter((e) => e.type === 'status' && e.backfill?.state === 'finished').length
 const upgrades = (sim: SolverSimulator) => sim.requestHeaders().filter((h) => h.upgrade === 'websocket')
 
 /** A token source the test rotates, as an app's token refresh would. */
@@ -74,12 +75,13 @@ describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
     const { sim, client } = await setup(protocol, 't1', token.auth)
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finishedCount(v) === 1) // the first open's backfill (from subscribing)
     const before = await sim.instantOpen(A)
     await events.until((v) => notes(v).length === 3)
     token.set('t2')
     await sim.rotateToken('t2')
     const missed = await sim.instantOpen(A) // published while the client holds no socket
-    await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
+    await events.until((v) => finishedCount(v) === 2)
     const ids = notes(events.values).map((n) => n.id)
     expect(new Set(ids).size).toBe(ids.length)
     expect(ids).toContain(before.frames[2]!.id)
@@ -110,6 +112,7 @@ describe.each(['enigma', 'rasa'] as const)('%s: rotation loses nothing', (protoc
     const { sim, client } = await setup(protocol, 't1', token.auth)
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finishedCount(v) === 1) // the first open's backfill (from subscribing)
     for (const next of ['t2', 't3']) {
       const opens = events.values.filter((e) => e.type === 'status' && e.status === 'open').length
       token.set(next)

@@ -13,7 +13,8 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   expect(spy).not.toHaveBeenCalled()
   const enigma = record(live.client.events({ account: accounts[0], solverId: live.solverOf.enigma }, { resume: true }))
   const rasa = record(live.client.events({ account: accounts[1], solverId: live.solverOf.rasa }, { resume: true }))
-  for (const s of [enigma, rasa]) await s.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  // open, and the first open's backfill (from subscribing) done
+  for (const s of [enigma, rasa]) await s.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
   expect(spy).not.toHaveBeenCalled()
 
   // A panel that stays open: one inspector for the whole scenario.
@@ -27,7 +28,7 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   ])
   expect(first.sockets.map((s) => s.key).sort()).toEqual([`42161/${live.solverOf.enigma}#0`, `42161/${live.solverOf.rasa}#0`].sort())
   const stream = first.sockets.find((s) => s.protocol === 'rasa')!.streams[0]!
-  expect(stream).toMatchObject({ account: accounts[1], phase: 'live', held: 0, lastBackfill: undefined })
+  expect(stream).toMatchObject({ account: accounts[1], phase: 'live', held: 0, lastBackfill: { state: 'finished', recovered: 0 } })
   expect(first.stats.socketStatus).toEqual({ connecting: 0, open: 2, reconnecting: 0 })
 
   // From the first look on, each resume stream keeps its newest notifications.
@@ -37,8 +38,9 @@ it('inspect(): each socket with state, accounts and resume streams; a drop shows
   expect(recorded.sockets.find((k) => k.protocol === 'rasa')!.streams[0]!.recent.map((r) => [r.source, r.lastSeenAction])).toEqual(opened.frames.map((f) => ['live', f.last_seen_action]))
   // The devtools' "drop socket": reconnecting, then open again, and the resume stream backfills.
   recorded.sockets.find((k) => k.protocol === 'rasa')!.drop()
-  await rasa.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+  await rasa.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open' && !e.backfill).length === 2)
   expect(rasa.values.flatMap((e) => (e.type === 'status' && !e.backfill ? [e.status] : [])).slice(0, 5)).toEqual(['connecting', 'open', 'reconnecting', 'connecting', 'open'])
+  await rasa.until((v) => v.filter((e) => e.type === 'status' && e.backfill?.state === 'finished').length === 2) // the drop's backfill
   const caught = await firstValueFrom(snapshots.pipe(filter((s) => s.sockets.some((k) => k.protocol === 'rasa' && k.streams[0]?.lastBackfill?.state === 'finished'))))
   expect(caught.sockets.find((k) => k.protocol === 'rasa')!.streams[0]).toMatchObject({ phase: 'live', lastBackfill: { state: 'finished' } })
   expect(enigma.values.filter((e) => e.type === 'status' && e.status === 'reconnecting')).toHaveLength(0)

@@ -10,11 +10,12 @@ it.each(['enigma', 'rasa'] as const)('%s: the logger hears dials, opens, closes 
   live = await startLive({ logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, reconnect: { baseDelayMs: 50 } })
   const solverId = live.solverOf[protocol]
   const events = record(live.client.events({ account: accounts[0], solverId }, { resume: true }))
-  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  const finishedCount = (v: typeof events.values) => v.filter((e) => e.type === 'status' && e.backfill?.state === 'finished').length
+  await events.until((v) => finishedCount(v) === 1) // the first open's backfill (from subscribing)
   await live.sims[protocol].waitForSubscribers(accounts[0])
   await live.sims[protocol].sendRaw('{not json')
   await live.sims[protocol].dropAll(4000)
-  await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
+  await events.until((v) => finishedCount(v) === 2)
   const messages = lines.map(([level, message]) => `${level} ${message}`)
   expect(messages.filter((m) => m.includes('socket'))).toEqual(['debug socket connecting', 'info socket open', 'warn socket reconnecting', 'debug socket connecting', 'info socket open'])
   expect(messages).toContain('debug frame dropped')
@@ -43,11 +44,12 @@ it.each([
     live = await startLive({ logger, reconnect: { baseDelayMs: 20 } })
     const solverId = live.solverOf.rasa
     const events = record(live.client.events({ account: accounts[0], solverId }, { resume: true }))
-    await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+    await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished')) // the first open's backfill
     await live.sims.rasa.waitForSubscribers(accounts[0])
     await live.sims.rasa.instantOpen(accounts[0])
+    await events.until((v) => v.filter((e) => e.type === 'notification').length === 3)
     await live.sims.rasa.dropAll(1012)
-    await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+    await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open' && !e.backfill).length === 2)
     await live.sims.rasa.waitForSubscribers(accounts[0])
     await live.sims.rasa.instantOpen(accounts[0])
     await events.until((v) => v.filter((e) => e.type === 'notification').length === 6)

@@ -1,4 +1,3 @@
-import { Observable } from 'rxjs'
 import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
 import type { NotificationsConfigInput } from '../config/types.js'
 import { isPlausiblePosition } from '../utils/plausibleTime.js'
@@ -6,7 +5,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import { assertAddress } from '../utils/address.js'
-import { type IterableObservable, iterable, resolveHighWaterMark } from '../stream/IterableObservable.js'
+import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from '../stream/IterableObservable.js'
 import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteListVersion } from './QuoteList.js'
 import type { Notification } from '../protocol/types.js'
@@ -67,8 +66,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows), poll: options?.poll } },
   )
   const highWaterMark = resolveHighWaterMark(options?.highWaterMark, 'quotes')
-  return iterable(
-    new Observable<QuoteBook>((subscriber) => {
+  return withHighWaterMark(
+    new StreamObservable<QuoteBook>((subscriber) => {
     let error: ServiceError | null = null
     // The quote engine (ledger, status table) is a chunk of its own, fetched at the first subscription:
     // an app that never asks for quote state does not download it. The stream is subscribed at once

@@ -1,4 +1,4 @@
-import type { Observable, Subscription } from 'rxjs'
+import { Observable, type Subscription } from 'rxjs'
 import { ServiceError } from '../errors/ServiceError.js'
 
 /**
@@ -23,13 +23,24 @@ export function resolveHighWaterMark(value: unknown, where: string): number {
 }
 
 /**
- * Makes `source` async-iterable in place (each loop subscribes anew). A consumer slower than the
- * stream is buffered up to `highWaterMark` items; past it the subscription is released and the
- * iterator throws `SLOW_CONSUMER`: nothing is dropped silently.
+ * The Observable every stream call returns: `for await`-able through a method on the class (no
+ * property per stream: subscribing 10,000 accounts stays cheap). Each loop subscribes anew; a consumer
+ * slower than the stream is buffered up to `highWaterMark` items, past which the subscription is
+ * released and the iterator throws `SLOW_CONSUMER`: nothing is dropped silently.
  */
-export function iterable<T>(source: Observable<T>, highWaterMark: number): IterableObservable<T> {
-  Object.defineProperty(source, Symbol.asyncIterator, { value: () => iterate(source, highWaterMark), configurable: true })
-  return source as IterableObservable<T>
+export class StreamObservable<T> extends Observable<T> implements AsyncIterable<T> {
+  /** set by the stream call when not the default (10,000); no field otherwise, so an idle stream stays small */
+  declare highWaterMark?: number
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return iterate(this, this.highWaterMark ?? DEFAULT_HIGH_WATER_MARK)
+  }
+}
+
+/** Sets a stream's `highWaterMark` (validated by the caller) and returns it. */
+export function withHighWaterMark<T>(stream: StreamObservable<T>, highWaterMark: number): StreamObservable<T> {
+  if (highWaterMark !== DEFAULT_HIGH_WATER_MARK) stream.highWaterMark = highWaterMark
+  return stream
 }
 
 type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }

@@ -15,7 +15,7 @@ import { type NotificationsClientOptions, resolveClientOptions } from './clientO
 import type { ResumeOptions, ResumeSettings } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
-import { type IterableObservable, iterable, resolveHighWaterMark } from './IterableObservable.js'
+import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from './IterableObservable.js'
 
 /**
  * Which account of which solver a live stream follows; chain and solver default from the config.
@@ -139,7 +139,7 @@ class StatusView extends ViewListener<SocketStatus> {
 type View<T> = new (subscriber: Subscriber<T>, pool: ListenerPool) => ViewListener<T>
 
 /** A live stream of one account; subscribing puts a view listener in the pool (a subclass: no closure per stream). */
-class PoolObservable<T> extends Observable<T> {
+class PoolObservable<T> extends StreamObservable<T> {
   constructor(
     private readonly pool: ListenerPool,
     private readonly solver: ResolvedSolver,
@@ -207,14 +207,14 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
     const wanted = streamOptions?.resume
     const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
-    if (wanted === undefined || wanted === false) return iterable(new PoolObservable(pool, solver, account, View), highWaterMark)
+    if (wanted === undefined || wanted === false) return withHighWaterMark(new PoolObservable(pool, solver, account, View), highWaterMark)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     const settings = resume.settings(wanted)
     const unavailable = resume.unavailable(solver)
     if (unavailable) {
       // No retry loop and no flicker: the error, then `closed`, then the end.
-      return iterable(
-        new Observable<T>((subscriber) => {
+      return withHighWaterMark(
+        new StreamObservable<T>((subscriber) => {
           const view = new View(subscriber, pool)
           view.event({ type: 'error', error: unavailable })
           view.event({ type: 'status', status: 'closed', attempt: 0 })
@@ -223,7 +223,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
         highWaterMark,
       )
     }
-    return iterable(new Observable<T>((subscriber) => {
+    return withHighWaterMark(new StreamObservable<T>((subscriber) => {
       // Resume streams put a ResumeStream between the socket and the subscriber.
       const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats })
       pool.acquire(solver, account, filler)

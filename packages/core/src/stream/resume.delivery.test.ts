@@ -65,11 +65,12 @@ describe('busy accounts: backfill pages until the gap is covered', () => {
     for (let i = 0; i < 1_500; i++) await sim.publish(frame(10_000 + i, T0 - 100_000 + i))
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 10))
     await events.until((v) => notes(v).length === 1)
     await sim.dropAll(1012)
     for (let i = 0; i < 5; i++) await sim.publish(frame(2 + i, T0 + 20 + i))
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(notes(events.values).map((n) => n.quoteId)).toEqual([1, 2, 3, 4, 5, 6])
     expect(backfills(events.values).at(-1)).toMatchObject({ state: 'finished', recovered: 5 })
   })
@@ -100,14 +101,15 @@ describe('busy accounts: backfill pages until the gap is covered', () => {
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: { maxBackfillRows: 100 } }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     await sim.dropAll(1012)
     for (let i = 0; i < 250; i++) await sim.publish(frame(100 + i, T0 + 10 + i))
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(backfills(events.values).at(-1)).toMatchObject({ state: 'truncated', recovered: 100, left: 151 }) // 150 unread rows and the one the stream had live
     expect(errors(events.values).map((e) => e.code)).toEqual(['BACKFILL_TRUNCATED'])
-    expect(client.stats().backfills).toMatchObject({ runs: 1, truncated: 1 })
+    expect(client.stats().backfills).toMatchObject({ runs: 2, truncated: 1 }) // the first open's, then the gap's
   })
 })
 
@@ -116,11 +118,12 @@ describe('history the client cannot trust', () => {
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     sim.injectHttpFault({ rawBody: JSON.stringify({ count: 2, position_state: [frame(7, T0 + 5, B), frame(8, T0 + 6)] }) })
     await sim.dropAll(1012)
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(notes(events.values).map((n) => [n.quoteId, n.account])).toEqual([
       [1, A],
       [8, A],
@@ -132,13 +135,14 @@ describe('history the client cannot trust', () => {
     const { sim, client } = await setup(protocol)
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1, A, { id: 'same-id', last_seen_action: 'InstantRFQ' }))
     await sim.publish(frame(1, T0 + 2, A, { id: 'same-id', last_seen_action: 'FillLimitOrderOpen', state_type: 'report', filled_amount_open: '1.5' }))
     await events.until((v) => notes(v).length === 2)
     await sim.dropAll(1012)
     // missed while down: another transition under the same id again
     await sim.publish(frame(1, T0 + 3, A, { id: 'same-id', last_seen_action: 'FillOrderInstantClose', state_type: 'report', filled_amount_close: '1.5' }))
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     await sim.waitForSubscribers(A)
     // the first transition again, same content: a duplicate, not a new one
     await sim.publish(frame(1, T0 + 1, A, { id: 'other-id', last_seen_action: 'InstantRFQ' }))
@@ -152,26 +156,29 @@ describe('history the client cannot trust', () => {
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     sim.injectHttpFault({ rawBody: JSON.stringify({ count: 2, position_state: [frame(7, T0 + 2, A, { id: 'nobody', counterparty_address: undefined }), frame(8, T0 + 3, A, { id: 'mine' })] }) })
     await sim.dropAll(1012)
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(notes(events.values).map((n) => n.id)).toEqual([`q1-t${T0 + 1}`, 'mine'])
     expect(client.stats().backfills.foreign).toBe(1)
   })
 
   it('one timestamp in milliseconds does not poison the quote: later updates flow, the next gap is recovered, and it is reported', async () => {
+    const T0 = Math.floor(Date.now() / 1000) // this test's own clock: a stream's position starts when it subscribes
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await sim.publish(frame(1, (T0 + 2) * 1000, A, { id: 'ms' }))
     await sim.publish(frame(1, T0 + 3))
     await events.until((v) => notes(v).length === 3)
     await sim.dropAll(1012)
     await sim.publish(frame(1, T0 + 4, A, { id: 'missed' }))
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(notes(events.values).map((n) => n.id)).toEqual([`q1-t${T0 + 1}`, 'ms', `q1-t${T0 + 3}`, 'missed'])
     expect(errors(events.values).map((e) => e.code)).toEqual(['IMPLAUSIBLE_TIMESTAMP'])
   })
@@ -180,12 +187,13 @@ describe('history the client cannot trust', () => {
     const { sim, client } = await setup('rasa', {}, { search: { timeoutMs: 1_500 } })
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     sim.injectHttpFault({ trickleMs: 10_000 })
     await sim.dropAll(1012)
     await sim.publish(frame(2, T0 + 2, A, { id: 'missed' }))
-    await events.until((v) => backfills(v).length === 1)
+    await events.until((v) => backfills(v).length === 3)
     await sim.waitForSubscribers(A)
     await sim.publish(frame(3, T0 + 3, A, { id: 'live' }))
     await events.until((v) => notes(v).some((n) => n.id === 'missed'))
@@ -198,15 +206,16 @@ describe('history the client cannot trust', () => {
     const { sim, client } = await setup('rasa')
     const events = record(client.events({ account: A }, { resume: { maxHeldFrames: 10 } }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     sim.injectHttpFault({ delayMs: 3_000 })
     await sim.dropAll(1012)
-    await events.until((v) => backfills(v).length === 1)
+    await events.until((v) => backfills(v).length === 3)
     await sim.waitForSubscribers(A)
     for (let i = 0; i < 35; i++) await sim.publish(frame(100 + i, T0 + 100 + i))
     await events.until((v) => notes(v).length === 31)
-    expect(backfills(events.values)).toHaveLength(1) // still in flight: only "started"
+    expect(backfills(events.values)).toHaveLength(3) // the first open's (started, finished), then this one still in flight: only "started"
     expect(notes(events.values).slice(1).map((n) => n.quoteId)).toEqual(Array.from({ length: 30 }, (_, i) => 100 + i))
   })
 })
@@ -234,6 +243,7 @@ describe('first load, reload and sleep', () => {
   })
 
   it.each(['enigma', 'rasa'] as const)('%s: a reload (a new client sharing the checkpoint store) resumes where the last one left off', async (protocol) => {
+    const T0 = Math.floor(Date.now() / 1000) // this test's own clock: a stream's position starts when it subscribes
     const { sim, client, make } = await setup(protocol)
     const checkpoint = memoryCheckpoints()
     const first = record(client.events({ account: A }, { resume: { checkpoint } }))
@@ -283,6 +293,7 @@ describe('first load, reload and sleep', () => {
   })
 
   it.each(['enigma', 'rasa'] as const)('%s: the first open is a gap like any other: what was stored while the first dials were refused is backfilled', async (protocol) => {
+    const T0 = Math.floor(Date.now() / 1000) // this test's own clock: a stream's position starts when it subscribes
     const { sim, client } = await setup(protocol)
     sim.refuseSockets()
     const events = record(client.events({ account: A }, { resume: true }))
@@ -300,6 +311,7 @@ describe('first load, reload and sleep', () => {
   })
 
   it('a socket that died while the machine slept is replaced on wake, and the resume stream catches up', async () => {
+    const T0 = Math.floor(Date.now() / 1000) // this test's own clock: a stream's position starts when it subscribes
     let emit!: (event: LifecycleEvent) => void
     const lifecycle: Lifecycle = {
       subscribe(listener) {
@@ -311,13 +323,14 @@ describe('first load, reload and sleep', () => {
     const { sim, client } = await setup('rasa', {}, { lifecycle, heartbeat: false })
     const events = record(client.events({ account: A }, { resume: true }))
     await sim.waitForSubscribers(A)
+    await events.until((v) => finished(v)) // the first open's backfill (from subscribing)
     await sim.publish(frame(1, T0 + 1))
     await events.until((v) => notes(v).length === 1)
     sim.stall() // the link is dead: the server keeps the socket but nothing arrives
     await sim.publish(frame(2, T0 + 2, A, { id: 'slept' }))
     sim.resume()
     emit('wake')
-    await events.until((v) => finished(v))
+    await events.until((v) => finished(v, 2))
     expect(notes(events.values).map((n) => [n.id, n.source])).toEqual([
       [`q1-t${T0 + 1}`, 'live'],
       ['slept', 'backfill'],

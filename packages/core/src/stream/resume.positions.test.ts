@@ -49,12 +49,14 @@ describe.each(['enigma', 'rasa'] as const)('%s: an implausible stored checkpoint
     await events.until((v) => errorsOf(v).length === 1)
     expect(errorsOf(events.values).map((e) => e.code)).toEqual(['INVALID_CHECKPOINT'])
     await expect.poll(() => sim.subscriptions().length).toBe(1)
+    // the first open's backfill (from subscribing) first
+    await events.until((v) => backfillsOf(v).some((b) => b.state === 'finished'))
     const before = await sim.instantOpen(accounts[0])
     await events.until((v) => notesOf(v).length === 3)
     await sim.dropAll(1012)
     const missed = await sim.instantOpen(accounts[0])
-    await events.until((v) => backfillsOf(v).some((b) => b.state === 'finished'))
-    const finished = backfillsOf(events.values).find((b) => b.state === 'finished')!
+    await events.until((v) => backfillsOf(v).filter((b) => b.state === 'finished').length === 2)
+    const finished = backfillsOf(events.values).filter((b) => b.state === 'finished')[1]!
     expect(finished.since).toBe(before.frames[2]!.modify_time)
     // enigma stores every transition, rasa the latest state of each quote
     expect(finished.recovered).toBe(protocol === 'enigma' ? 3 : 1)

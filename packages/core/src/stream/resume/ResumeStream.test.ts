@@ -436,6 +436,47 @@ describe('ResumeStream sweeps', () => {
   })
 })
 
+describe('ResumeStream: counter-examples the model test found on the old code', () => {
+  it('[drop, a transition stored while down, reload] (joined an open socket): the reload recovers it', async () => {
+    const store = memoryCheckpoints()
+    const a = setup(pendingFetch().fetch, { checkpoint: store })
+    a.stream.event(status('open'))
+    a.stream.event(status('reconnecting', 1))
+    a.stream.dispose()
+    const b = pendingFetch()
+    const second = setup(b.fetch, { checkpoint: store })
+    second.stream.event(status('open'))
+    expect(b.calls.map((c) => c.since)).toEqual([T - 2])
+    b.calls[0]!.resolve(rows([note(1, T + 1, 'stored-while-down', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(second.delivered()).toEqual(['1@1:backfill'])
+  })
+
+  it('[a transition stored while the first dial is still in progress, time passes, reload]: the gap from subscribing is written, the reload recovers it', async () => {
+    const store = memoryCheckpoints()
+    const a = setup(pendingFetch().fetch, { checkpoint: store })
+    a.stream.event({ type: 'status', status: 'connecting', attempt: 0 })
+    await vi.advanceTimersByTimeAsync(4_000)
+    a.stream.dispose()
+    expect(store.entries().get(`1:s:${account.toLowerCase()}`)).toBe(T - 2)
+    const b = pendingFetch()
+    const second = setup(b.fetch, { checkpoint: store })
+    second.stream.event(status('open'))
+    expect(b.calls.map((c) => c.since)).toEqual([T - 2])
+  })
+
+  it('[a transition stored while the first dial is in progress, open]: the first open backfills from subscribing', async () => {
+    const { calls, fetch } = pendingFetch()
+    const { stream, delivered } = setup(fetch)
+    stream.event({ type: 'status', status: 'connecting', attempt: 0 })
+    stream.event(status('open'))
+    expect(calls.map((c) => c.since)).toEqual([T - 2])
+    calls[0]!.resolve(rows([note(1, T + 1, 'stored-while-dialing', 'backfill')]))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(delivered()).toEqual(['1@1:backfill'])
+  })
+})
+
 describe('ResumeStream phases', () => {
   it('a first dial that fails is a gap from the moment of subscribing: once open, history since then is backfilled', async () => {
     const { calls, fetch } = pendingFetch()

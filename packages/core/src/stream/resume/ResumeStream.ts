@@ -97,6 +97,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private sweepTimer: ReturnType<typeof setTimeout> | undefined
   private pollTimer: ReturnType<typeof setTimeout> | undefined
+  /** the socket has been open for this stream at least once */
+  private opened = false
+  /** the stream saw its socket dial before it first opened */
+  private dialedFirst = false
   /** history is the source while the socket is not open (`resume.poll`) */
   private polling = false
   /** when the socket was last seen going down (or the stream started): polling begins `poll.afterMs` after it */
@@ -252,6 +256,11 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     if (this.lastStatus.status === 'open' && event.status !== 'open') this.downSince = Date.now()
     this.lastStatus = event
     if (event.status === 'connecting' || event.status === 'reconnecting') this.armPoll()
+    if (event.status === 'connecting' && !this.opened && !this.dialedFirst) {
+      this.dialedFirst = true
+      // Its gap (from subscribing) is open until the first open: written within a second, like a drop's.
+      this.checkpoint?.schedule()
+    }
     if (event.status === 'reconnecting') {
       // A gap opens here, also before the first open: the stream's position began when it was
       // subscribed (the watermark starts there), so what the server stored meanwhile is backfilled.
@@ -270,6 +279,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       this.sweepTimer = this.ctx.timers.clear(this.sweepTimer)
       if (this.phase === 'live') this.phase = 'holding'
     } else if (event.status === 'open') {
+      // Subscribed while the socket was still dialing: what was stored until it opened is a gap like any
+      // other, from the stream's position (its start, `since` or checkpoint). One that joined an open socket has none.
+      if (!this.opened && this.dialedFirst && this.gapFrom === undefined && this.phase !== 'reading-checkpoint') this.gapFrom = this.gapStart()
+      this.opened = true
       // A backfill still running starts the next one when it ends (onBackfilled).
       if (this.gapFrom !== undefined && this.phase !== 'reading-checkpoint') this.backfill()
       this.armSweep()
@@ -448,6 +461,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
    */
   private position(): number | undefined {
     const candidates: number[] = []
+    // Subscribed while the socket dials and not open yet: the gap from subscribing is open.
+    if (this.dialedFirst && !this.opened) candidates.push(this.gapStart())
     if (this.gapFrom !== undefined) candidates.push(this.gapFrom)
     if (this.nextGap !== undefined) candidates.push(this.nextGap)
     const held = this.holdback.oldestHeld()
