@@ -39,9 +39,11 @@ it('shows any value a notification may carry (a timestamp in microseconds as giv
   live = await startLive()
   const account = accounts[2]
   const events = record(live.client.events({ account, solverId: live.solverOf.rasa }, { resume: true }))
-  await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'open'))
+  // open, and the first open's backfill (from subscribing) done: what follows arrives live, in order
+  await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
   const unmount = mountDevtools(live.client, undefined, { initialIsOpen: true, position: 'top-left' })
-  const panel = document.body.querySelector('solver-notifications-devtools')!
+  const all = document.body.querySelectorAll('solver-notifications-devtools')
+  const panel = all[all.length - 1]!
   expect(panel.shadowRoot!.querySelector('[data-position]')?.getAttribute('data-position')).toBe('top-left')
   const items = () => Array.from(panel.shadowRoot!.querySelectorAll(`.stream[data-account="${account}"] li`), (li) => li.textContent ?? '')
   await live.sims.rasa.waitForSubscribers(account)
@@ -64,7 +66,8 @@ it('closed, the panel inspects nothing: streams record nothing for it', async ()
   const unmount = mountDevtools(live.client)
   await new Promise((r) => setTimeout(r, 0))
   expect(inspect).not.toHaveBeenCalled()
-  const panel = document.body.querySelector('solver-notifications-devtools')! as HTMLElement & { open: boolean }
+  const panels = document.body.querySelectorAll('solver-notifications-devtools')
+  const panel = panels[panels.length - 1]! as HTMLElement & { open: boolean }
   panel.open = true
   expect(inspect).toHaveBeenCalledTimes(1)
   panel.open = false
