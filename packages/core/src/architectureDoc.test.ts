@@ -1,0 +1,38 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { expect, it } from 'vitest'
+
+// docs/architecture.md is true about the files it names: each `path.ts` it mentions (relative to a
+// package's src) exists, so a rename or removal fails here until the page says it.
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const doc = readFileSync(`${root}docs/architecture.md`, 'utf8')
+
+it('every source file docs/architecture.md names exists', () => {
+  const named = new Set([...doc.matchAll(/`((?:[a-z]+\/)*[A-Za-z]+\.ts)`/g)].map((m) => m[1]!))
+  expect(named.size).toBeGreaterThan(5)
+  const files = ['packages/core/src', 'packages/relay/src'].flatMap((dir) => listFiles(`${root}${dir}`))
+  // a path (`transport/classifyClose.ts`) or a bare name (`protocols.ts`) must name an existing file
+  const missing = [...named].filter((path) => !files.some((file) => file.endsWith(`/${path}`)))
+  expect(missing).toEqual([])
+})
+
+it('every class or function docs/architecture.md names in backticks is still in the sources it describes', () => {
+  const names = new Set([...doc.matchAll(/`([A-Z][A-Za-z]+)`/g)].map((m) => m[1]!))
+  const sources = ['packages/core/src', 'packages/relay/src'].map((dir) => readSources(`${root}${dir}`)).join('\n')
+  const gone = [...names].filter((name) => !new RegExp(`(class|function|const|interface|type) ${name}\\b`).test(sources) && !/^[A-Z_]+$/.test(name))
+  expect(gone).toEqual([])
+})
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => (statSync(`${dir}/${name}`).isDirectory() ? listFiles(`${dir}/${name}`) : [`${dir}/${name}`]))
+}
+
+function readSources(dir: string): string {
+  let out = ''
+  for (const name of readdirSync(dir)) {
+    const path = `${dir}/${name}`
+    if (statSync(path).isDirectory()) out += readSources(path)
+    else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) out += readFileSync(path, 'utf8')
+  }
+  return out
+}
