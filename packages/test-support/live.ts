@@ -75,3 +75,30 @@ export function record<T>(observable: Observable<T>) {
 
 export type Live = Awaited<ReturnType<typeof startLive>>
 export type { NotificationsClient }
+
+/**
+ * One simulator of `protocol` and a config whose one solver `s` (chain 1) points at it; `make()`
+ * creates clients on it, `stop()` closes them and the simulator.
+ */
+export async function startSolver(protocol: SimulatorProtocol, simulator: { enigmaOrder?: EnigmaOrder } = {}, clientOptions: Omit<Partial<NotificationsClientOptions>, 'config'> = {}) {
+  const sim = await startSolverSimulator({ protocol, ...simulator })
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: { 1: { defaultSolver: 's', solvers: { s: { url: sim.httpUrl, notifications: protocol === 'rasa' ? { protocol, url: sim.wsUrl } : { protocol, url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
+  })
+  const clients: NotificationsClient[] = []
+  const make = (extra: Omit<Partial<NotificationsClientOptions>, 'config'> = {}) => {
+    const client = createNotificationsClient({ config, ...clientOptions, ...extra })
+    clients.push(client)
+    return client
+  }
+  return {
+    sim,
+    config,
+    make,
+    async stop() {
+      for (const c of clients) c.close()
+      await sim.close()
+    },
+  }
+}

@@ -81,6 +81,14 @@ function iterate<T>(source: Observable<T>, highWaterMark: number): AsyncIterator
     failure = error
     wake()
   }
+  const leave = () => {
+    stop()
+    buffer.length = 0
+    head = 0
+    ended = true
+    failure = undefined
+    wake()
+  }
   const start = () => {
     subscription = source.subscribe({
       next(value) {
@@ -122,22 +130,13 @@ function iterate<T>(source: Observable<T>, highWaterMark: number): AsyncIterator
         waiter = { resolve, reject }
       })
     },
+    // Leaving the loop (`break`, `return`, a throw) releases the subscription like unsubscribe().
     return() {
-      stop()
-      buffer.length = 0
-      head = 0
-      ended = true
-      failure = undefined
-      wake()
+      leave()
       return Promise.resolve({ value: undefined, done: true })
     },
     throw(error?: unknown) {
-      stop()
-      buffer.length = 0
-      head = 0
-      ended = true
-      failure = undefined
-      wake()
+      leave()
       return Promise.reject(error)
     },
   }

@@ -1,8 +1,5 @@
-import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { record } from '@solver-notifications/test-support'
-import { createConfig } from '../config/createConfig.js'
-import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
+import { record, startSolver } from '@solver-notifications/test-support'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 // History as a second source: the simulator refuses sockets (a proxy that blocks WebSockets, a socket
@@ -10,26 +7,17 @@ import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 const A = '0xAbC0000000000000000000000000000000000001' as const
 const T0 = Math.floor(Date.now() / 1000)
-let sims: SolverSimulator[] = []
-let clients: NotificationsClient[] = []
+let stops: Array<() => Promise<void>> = []
 afterEach(async () => {
-  for (const c of clients) c.close()
-  await Promise.all(sims.map((s) => s.close()))
-  sims = []
-  clients = []
+  await Promise.all(stops.map((stop) => stop()))
+  stops = []
 })
 
 async function setup(protocol: 'enigma' | 'rasa') {
-  const sim = await startSolverSimulator({ protocol })
-  sims.push(sim)
-  const config = createConfig({
-    defaultChainId: 1,
-    chains: { 1: { defaultSolver: 's', solvers: { s: { url: sim.httpUrl, notifications: protocol === 'rasa' ? { protocol, url: sim.wsUrl } : { protocol, url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
-  })
   // Backoff far above the poll interval: while refused, what arrives comes from polling.
-  const client = createNotificationsClient({ config, lingerMs: 0, reconnect: { baseDelayMs: 400, maxDelayMs: 800 } })
-  clients.push(client)
-  return { sim, client }
+  const { sim, make, stop } = await startSolver(protocol, {}, { lingerMs: 0, reconnect: { baseDelayMs: 400, maxDelayMs: 800 } })
+  stops.push(stop)
+  return { sim, client: make(), make }
 }
 const frame = (quote: number, t: number, id: string) => ({ id, quote_id: quote, temp_quote_id: -quote, modify_time: t, create_time: t, counterparty_address: A, last_seen_action: 'InstantRFQ', action_status: 'success' })
 const notes = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification] : []))
@@ -83,9 +71,8 @@ it('a quote book shows quotes from history while its socket is refused', async (
 })
 
 it('refused for good (closed), the stream keeps polling only with poll.whenClosed', async () => {
-  const { sim, client } = await setup('rasa')
-  const closing = createNotificationsClient({ config: client.config, reconnect: { maxAttempts: 0 } })
-  clients.push(closing)
+  const { sim, make } = await setup('rasa')
+  const closing = make({ reconnect: { maxAttempts: 0 } })
   sim.refuseSockets()
   const plain = record(closing.events({ account: A }, { resume: { poll: { afterMs: 50, intervalMs: 100 } } }))
   const kept = record(closing.events({ account: A }, { resume: { poll: { afterMs: 50, intervalMs: 100, whenClosed: true } } }))
