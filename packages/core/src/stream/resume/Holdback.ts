@@ -30,18 +30,18 @@ export class Holdback {
   private splitAt: number | undefined
   /** history rows kept held for the next merge (they count as recovered when they go out) */
   private carried: Set<Notification> | undefined
-  private readonly seen: DedupeWindow
+  /** made at the first delivery: an idle stream (thousands on a relay) holds none */
+  private seen: DedupeWindow | undefined
 
   constructor(
     start: number,
-    dedupeWindow: number,
+    private readonly dedupeWindow: number,
     private readonly maxHeld: number,
     private readonly stats: ClientStats,
     /** the stream it serves (one object, not four closures: thousands of idle streams stay small) */
     private readonly host: HoldbackHost,
   ) {
     this.watermark = start
-    this.seen = new DedupeWindow(dedupeWindow)
   }
 
   /** live frames held now */
@@ -55,12 +55,12 @@ export class Holdback {
 
   /** Whether anything was delivered yet (a position worth writing). */
   get delivered(): boolean {
-    return this.seen.entries > 0
+    return (this.seen?.entries ?? 0) > 0
   }
 
   /** Delivered already? (rows history returns that the stream had count for nothing) */
   known(n: Notification): boolean {
-    return this.seen.has(n)
+    return this.seen?.has(n) ?? false
   }
 
   /** From now on live frames wait. */
@@ -158,7 +158,8 @@ export class Holdback {
   /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */
   private deliver(n: Notification): Verdict {
     const plausible = isPlausibleTime(n.modifyTime)
-    const verdict = this.seen.verdict(n, plausible)
+    const seen = (this.seen ??= new DedupeWindow(this.dedupeWindow))
+    const verdict = seen.verdict(n, plausible)
     if (verdict === 'duplicate') {
       this.stats.frames.dropped.duplicate++
       return verdict
@@ -167,11 +168,11 @@ export class Holdback {
       this.stats.frames.dropped.stale++
       return verdict
     }
-    if (this.seen.remember(n, plausible)) this.stats.frames.idReused++
+    if (seen.remember(n, plausible)) this.stats.frames.idReused++
     if (plausible && n.modifyTime > this.watermark) {
       this.watermark = n.modifyTime
       // Memory bounded by time: what no later backfill can return again is forgotten.
-      this.seen.forgetBefore(this.host.floor() - OVERLAP_S)
+      seen.forgetBefore(this.host.floor() - OVERLAP_S)
       this.host.moved()
     }
     this.host.emit(n)
