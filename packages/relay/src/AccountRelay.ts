@@ -117,7 +117,10 @@ export class AccountRelay {
   private subscribe(): void {
     const { client } = this.ctx
     const { account, chainId, solverId } = this.watched
-    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since } }).subscribe((event) => {
+    // No history polling while a socket is down: a relay watches thousands of accounts, and polling
+    // each of them every few seconds during a solver's socket outage would flood its history API; the
+    // reconnect backfill closes the gap once the socket is back, from the same position.
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since, poll: false } }).subscribe((event) => {
       if (event.type === 'notification') this.relay(event.notification)
       else if (event.type === 'error') {
         this.settleFirstBackfill()
