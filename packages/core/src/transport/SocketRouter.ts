@@ -52,6 +52,8 @@ export class SocketRouter implements ConnectionHost {
   private lingering: Array<{ route: Route; until: number }> = []
   private lingerHead = 0
   private lingerTimer: ReturnType<typeof setTimeout> | undefined
+  /** the expiry every release of the current tick gets */
+  private releaseUntil: number | undefined
 
   constructor(
     private readonly module: ProtocolWire,
@@ -112,7 +114,15 @@ export class SocketRouter implements ConnectionHost {
       this.afterDrops()
       return
     }
-    route.lingerUntil = Date.now() + lingerMs
+    // Releases of one tick share one expiry, so their shrunk list goes out as one frame even when the
+    // clock ticks between them (the same-tick coalescing subscriptions have).
+    if (this.releaseUntil === undefined) {
+      this.releaseUntil = Date.now() + lingerMs
+      queueMicrotask(() => {
+        this.releaseUntil = undefined
+      })
+    }
+    route.lingerUntil = this.releaseUntil
     this.lingering.push({ route, until: route.lingerUntil })
     this.lingerTimer ??= this.ctx.timers.set(() => this.sweep(), lingerMs)
   }
