@@ -53,7 +53,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     // A checkpoint read gets the search deadline.
     settings: (wanted: Parameters<ResumeFeature['settings']>[0]) => resolveResumeSettings(wanted, http.timeoutMs ?? 10_000),
     unavailable: searchUnavailable,
-    create: ({ out, solver, account, settings, pool, transport, stats }: Parameters<ResumeFeature['create']>[0]) =>
+    create: ({ out, solver, account, settings, pool, transport, stats, clientClosed }: Parameters<ResumeFeature['create']>[0]) =>
       new ResumeStream(out, {
         fetch: backfill(solver, account),
         timers: pool.timers,
@@ -63,6 +63,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
         key: checkpointKey(solver.chainId, solver.solverId, account),
         settings,
         logger: transport.logger,
+        clientClosed,
       }),
   }
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))

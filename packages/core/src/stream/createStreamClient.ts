@@ -174,6 +174,8 @@ export interface ResumeFeature {
     pool: ListenerPool
     transport: TransportOptions
     stats: ClientStats
+    /** whether the client was closed (a stream that outlives its socket, `poll.whenClosed`, ends then) */
+    clientClosed: () => boolean
   }): Listener & Lease & { start(): void; dispose(): void }
 }
 
@@ -198,6 +200,8 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   if (wantsCrossTab && !crossTabFeature) warnOnce('crossTab needs createNotificationsClient (createStreamClient alone keeps its own sockets).')
   const crossTab = wantsCrossTab && crossTabFeature ? crossTabFeature(local, config as NotificationsConfig, options.crossTab as true | { name?: string }) : undefined
   const pool: ListenerPool = crossTab ?? local
+  // Closing the client closes this tab's pool, with cross-tab too.
+  const clientClosed = () => local.isClosed
   let inspectors = 0
 
   const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): IterableObservable<T> => {
@@ -225,7 +229,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     }
     return withHighWaterMark(new StreamObservable<T>((subscriber) => {
       // Resume streams put a ResumeStream between the socket and the subscriber.
-      const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats })
+      const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats, clientClosed })
       pool.acquire(solver, account, filler)
       filler.start()
       return () => {

@@ -81,5 +81,8 @@ it('refused for good (closed), the stream keeps polling only with poll.whenClose
   await kept.until((v) => notes(v).some((n) => n.id === 'after-close'))
   expect(notes(plain.values)).toEqual([])
   expect(kept.completed).toBe(false)
-  kept.subscription.unsubscribe()
+  // closing the client ends it too, and leaves no timer behind
+  closing.close()
+  await kept.complete()
+  expect(closing.stats().timers).toBe(0)
 })

@@ -31,6 +31,8 @@ export interface ResumeContext {
   settings: ResumeSettings
   /** the stream's checkpoint key */
   key: string
+  /** whether the client was closed: a stream polling after its socket was refused for good ends then */
+  clientClosed?: () => boolean
   logger?: SafeLogger | undefined
 }
 
@@ -208,6 +210,13 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         return
       case 'poll':
         this.pollTimer = undefined
+        if (this.closedForGood && this.ctx.clientClosed?.()) {
+          // The client was closed while history was this stream's only source: it ends like the others.
+          this.closedForGood = false
+          this.dispatch({ type: 'complete' })
+          this.out.complete()
+          return
+        }
         if (this.lastStatus.status === 'open') return
         if (this.inFlight) {
           this.armPoll()
