@@ -1,5 +1,5 @@
 import { protocols as drivers } from '../src/protocol/protocols.js'
-import { normalizeNotification } from '../src/protocol/normalizeNotification.js'
+import { normalizeFrame } from '../src/protocol/normalizeNotification.js'
 import type { Protocol } from '../src/protocol/types.js'
 import { ACCOUNT_A, ACCOUNT_B, enigmaEnvelope, rasaAnchored } from '../test/fixtures.js'
 import { compare, report } from './measure.js'
@@ -26,14 +26,7 @@ export function runB1(): boolean {
         for (let i = 0; i < frames.length; i++) {
           const decoded = driver.decode(frames[i]!, 1_048_576)
           if (decoded.kind !== 'frame') throw new Error('bench frame did not decode')
-          sink = normalizeNotification(decoded.raw, {
-            protocol,
-            chainId: 42161,
-            solverId: 's',
-            account: driver.accountOf(decoded, account),
-            primaryIdentifier: decoded.primaryIdentifier,
-            secondaryIdentifier: decoded.secondaryIdentifier,
-          })
+          sink = normalizeFrame(decoded, protocol, 42161, 's', driver.accountOf(decoded, account), 'live')
         }
         return frames.length
       },

@@ -104,3 +104,34 @@ it('no protocol is named in shipped code outside protocol/ (core) or protocols/ 
   scan(resolve(src, '../../testkit/src'), 'protocols')
   expect(named).toEqual([])
 })
+
+/** The files a source file imports (type imports included), as paths relative to src. */
+function importsOf(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map(([, target]) => relative(src, resolve(dirname(file), target!)).replace(/\.js$/, '.ts'))
+}
+
+it('no import circle, type imports included: a protocol module never imports the registry that lists it', () => {
+  const graph = new Map(sources(src).map((file) => [relative(src, file), importsOf(file)]))
+  const cycles: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const visit = (file: string, path: string[]): void => {
+    if (state.get(file) === 'done') return
+    if (state.get(file) === 'open') {
+      cycles.push([...path.slice(path.indexOf(file)), file].join(' → '))
+      return
+    }
+    state.set(file, 'open')
+    for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file])
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) visit(file, [])
+  expect(cycles).toEqual([])
+})
+
+it("no code outside a protocol's own folder reads that protocol's wire: envelope ids and sentinels stay in protocol/<name>/", () => {
+  const wireOnly = /primary_identifier|secondary_identifier|primaryIdentifier|secondaryIdentifier|app_name|channel_patterns/
+  const leaks = sources(src)
+    .map((file) => relative(src, file))
+    .filter((file) => !/^protocol\/[^/]+\//.test(file) && wireOnly.test(readFileSync(join(src, file), 'utf8').replace(/\/\*\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+  expect(leaks).toEqual([])
+})

@@ -15,7 +15,8 @@ import type { ConnectionRecord, SimulatorFrame, SimulatorProtocol, SubscriptionR
  * const sim = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel' })
  */
 export interface SolverSimulatorOptions {
-  protocol: SimulatorProtocol
+  /** a built-in protocol, or the name of one added with `registerSimulatorProtocol` */
+  protocol: SimulatorProtocol | (string & {})
   /** enigma channel (`app_name`); default `Simulator_Channel`. */
   channel?: string
   /** 0 (default) picks a free port. */
@@ -55,7 +56,8 @@ export interface SolverSimulatorOptions {
  * await sim.close()
  */
 export interface SolverSimulator {
-  readonly protocol: SimulatorProtocol
+  /** the protocol it speaks (a built-in one, or one added with `registerSimulatorProtocol`) */
+  readonly protocol: SimulatorProtocol | (string & {})
   readonly channel: string
   /** What a config's `notifications.url` takes. */
   readonly wsUrl: string

@@ -1,43 +1,65 @@
 import type * as ZodMini from 'zod/mini'
 import type { Address } from '../utils/address.js'
-import type { DecodedFrame, FrameOf } from './frame.js'
-import type { NotificationSearchResult, SearchNotificationsParams } from './searchTypes.js'
-import type { Protocol, ServiceNotificationsConfig, SolverEndpoint } from './protocols.js'
+import type { DecodedFrame, WireFrame } from './frame.js'
+import type { RawPositionNotification } from './rawNotification.js'
+import type { SearchParamsBase } from './searchParamsBase.js'
+import type { NotificationsBlock, SolverEndpointOf } from './solverEndpoint.js'
 
 /**
- * Everything one wire protocol decides, behind one interface, so the socket pool, live streams,
- * search and backfill each have a single code path. A protocol is one folder under `protocol/`
- * exporting its halves (wire, search, config), registered in `protocols.ts`, `searchProtocols.ts`
- * and `protocolConfigs` (or at run time with `registerProtocol`).
+ * A wire protocol as one codec: everything it decides about its wire (decode, routing, where its
+ * ids are, search request and result), typed by its own `Frame`, stored `Row`, search `Params`,
+ * search `Result` and `Config` block, so an implementation needs no casts. The socket pool, live
+ * streams, search and backfill each have one code path over these. A protocol is one folder under
+ * `protocol/` exporting its halves (wire, search, config), registered in `protocols.ts`,
+ * `searchProtocols.ts` and `protocolConfigs` (or at run time with `registerProtocol`); the
+ * registries' types are derived from those values.
  */
-export interface ProtocolModule extends ProtocolWire {
-  readonly search: ProtocolSearch
+export interface ProtocolModule<
+  Frame extends WireFrame = WireFrame,
+  Row = unknown,
+  Params extends SearchParamsBase = SearchParamsBase,
+  Result extends SearchResultBase = SearchResultBase,
+  Config extends NotificationsBlock = NotificationsBlock,
+> extends ProtocolWire<Config, Frame> {
+  readonly search: ProtocolSearch<Frame, Row, Params, Result, Config>
+}
+
+/** What every protocol's search result has: its `kind` (the protocol's name) and the rows of the page. */
+export interface SearchResultBase {
+  readonly kind: string
+  readonly rows: readonly unknown[]
 }
 
 /**
  * The live half of a protocol: sockets, frames and routing. Kept apart from the search half so an app
- * that only streams bundles no search code, and one that only searches no socket code.
+ * that only streams bundles no search code, and one that only searches no socket code. (Members are
+ * methods, so a codec typed by its own frame and config is assignable to the registry's wider type.)
  */
-export interface ProtocolWire {
-  readonly protocol: Protocol
+export interface ProtocolWire<Config extends NotificationsBlock = NotificationsBlock, Frame extends WireFrame = WireFrame> {
+  readonly protocol: Config['protocol']
   /** Sockets with equal endpoint keys are interchangeable and shared by the pool. */
-  endpointKey(notifications: ServiceNotificationsConfig): string
+  endpointKey(notifications: Config): string
   /** true: one socket (a hub) carries many accounts; false: one socket per account. */
   readonly multiplexed: boolean
   /** The frame sent on every open and, on a hub, whenever its set of accounts changes; `accounts` are distinct case-insensitively. */
-  subscribeFrame(notifications: ServiceNotificationsConfig, accounts: readonly Address[]): string
+  subscribeFrame(notifications: Config, accounts: readonly Address[]): string
   /** Decodes one inbound text frame; never throws. */
-  decode(text: string, maxFrameBytes: number): DecodedFrame
+  decode(text: string, maxFrameBytes: number): DecodedFrame<Frame>
+  /**
+   * The frame of a raw notification an app already holds, with the fields the wire sent around it
+   * (`envelope`, e.g. enigma's envelope or stored document), for `normalizeNotification`.
+   */
+  frameOf(raw: RawPositionNotification, envelope: Readonly<Record<string, unknown>> | undefined): Frame
   /** The normalized `account` of a frame delivered to a subscription of `subscribed`. */
-  accountOf(frame: FrameOf<'frame'>, subscribed: Address): Address
+  accountOf(frame: Frame, subscribed: Address): Address
 }
 
 /**
  * The config half of a protocol, apart from the wire half so the frame helpers never carry it:
  * its `notifications` block's schema, shape and URL fields.
  */
-export interface ProtocolConfigModule {
-  readonly protocol: Protocol
+export interface ProtocolConfigModule<Name extends string = string> {
+  readonly protocol: Name
   /**
    * Its `notifications` config block as a zod/mini object schema (with a `protocol` literal). Given
    * the few zod builders it needs by the config layer (handing over the whole namespace would keep
@@ -60,9 +82,15 @@ export interface ConfigSchemaKit {
 }
 
 /** The history half of a protocol: request, response shape, paging and backfill. */
-export interface ProtocolSearch {
-  /** A stored search row (enigma document, rasa position state) as a decoded frame. */
-  decodeStored(row: Record<string, unknown>): FrameOf<'frame'>
+export interface ProtocolSearch<
+  Frame extends WireFrame = WireFrame,
+  Row = unknown,
+  Params extends SearchParamsBase = SearchParamsBase,
+  Result extends SearchResultBase = SearchResultBase,
+  Config extends NotificationsBlock = NotificationsBlock,
+> {
+  /** A stored search row (enigma document, rasa position state) as a frame; its `raw` is not sealed. */
+  decodeStored(row: Row): Frame
   /** page size of a single search when none is given (undefined: the service decides) */
   readonly defaultSize: number | undefined
   /** page size `searchPages` and backfill walk with when none is given */
@@ -70,19 +98,19 @@ export interface ProtocolSearch {
   /** the largest `size` the endpoint accepts, when it has a limit */
   readonly maxSize: number | undefined
   /** URL and JSON body of one search; throws `SEARCH_URL_NOT_CONFIGURED` when the solver lacks its URL. */
-  request(solver: SolverEndpoint, params: SearchNotificationsParams): { url: string; body: unknown }
+  request(solver: SolverEndpointOf<Config>, params: Params): { url: string; body: unknown }
   /** The response envelope as data (validated by the search client): the rows field and the number fields. */
   readonly envelope: { readonly rows: string; readonly rowsOptional: boolean; readonly numbers: readonly string[] }
-  /** Why a stored row is not usable, or undefined when it is. */
+  /** Why a stored row is not usable, or undefined when it is (a usable row is a `Row`). */
   checkRow(row: unknown): string | undefined
-  /** The `kind`-tagged result of a validated envelope. */
-  result(envelope: Record<string, unknown>, rows: unknown[]): NotificationSearchResult
+  /** The `kind`-tagged result of a validated envelope and its usable rows. */
+  result(envelope: Readonly<Record<string, unknown>>, rows: Row[]): Result
   /** How many rows the service reports for the whole search (enigma `total`, rasa `count`). */
-  totalOf(result: NotificationSearchResult): number
+  totalOf(result: Result): number
   /** Search parameters that find an account's stored notifications changed at or after `since` (seconds). */
-  backfillParams(account: Address, since: number): SearchNotificationsParams
+  backfillParams(account: Address, since: number): Params
   /** Search parameters that find one quote's stored notifications (rows of other quotes may come too; they are filtered out). */
-  quoteParams(account: Address, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): SearchNotificationsParams
+  quoteParams(account: Address, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): Params
   /** Whether backfill can stop paging once rows are older than `since` (history comes newest first). */
   readonly newestFirst: boolean
 }

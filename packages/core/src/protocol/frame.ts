@@ -1,29 +1,31 @@
-import type { RawPositionNotification } from './types.js'
+import type { RawPositionNotification } from './rawNotification.js'
 
 /**
- * What a protocol module makes of one inbound text frame. `address` is the account the frame is for
- * as the wire names it (enigma: envelope `address`; rasa: `counterparty_address`); undefined when the
- * frame does not name one. `raw` is sealed (see {@link sealRaw}).
+ * One notification frame as its protocol's codec read it, whether from the socket or from a stored
+ * history row. The codec reads its own wire here (envelopes, sentinels, where the ids are), so code
+ * outside its folder reads only these fields. `raw` is sealed (see {@link sealRaw}) when the library
+ * parsed it; `address` is the account the wire names (undefined when it names none); `quote` and
+ * `temp` are the on-chain and temporary quote ids as this protocol carries them (null when absent).
+ * A protocol may add fields of its own (its `Frame` type).
  */
-export type DecodedFrame =
-  | {
-      kind: 'frame'
-      raw: RawPositionNotification
-      address: string | undefined
-      /** enigma envelope identifiers, used when `data` itself lacks them */
-      primaryIdentifier?: number | null | undefined
-      secondaryIdentifier?: number | null | undefined
-    }
-  | { kind: 'control' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'oversize' }
+export interface WireFrame {
+  readonly kind: 'frame'
+  readonly raw: RawPositionNotification
+  readonly address: string | undefined
+  readonly quote: number | null
+  readonly temp: number | null
+}
 
-export type FrameOf<K extends DecodedFrame['kind']> = Extract<DecodedFrame, { kind: K }>
+/** What a codec makes of one inbound text frame: a frame, or why there is none. */
+export type DecodedFrame<F extends WireFrame = WireFrame> = F | { readonly kind: 'control' } | { readonly kind: 'malformed'; readonly reason: string } | { readonly kind: 'oversize' }
 
-const CONTROL: DecodedFrame = /* @__PURE__ */ Object.freeze({ kind: 'control' })
-const OVERSIZE: DecodedFrame = /* @__PURE__ */ Object.freeze({ kind: 'oversize' })
-export const controlFrame = (): DecodedFrame => CONTROL
-export const oversizeFrame = (): DecodedFrame => OVERSIZE
+const CONTROL: { readonly kind: 'control' } = /* @__PURE__ */ Object.freeze({ kind: 'control' })
+const OVERSIZE: { readonly kind: 'oversize' } = /* @__PURE__ */ Object.freeze({ kind: 'oversize' })
+export const controlFrame = () => CONTROL
+export const oversizeFrame = () => OVERSIZE
+
+/** A number field, else null. */
+export const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null)
 
 let encoder: TextEncoder | undefined
 

@@ -71,10 +71,24 @@ describe('normalizeNotification', () => {
   })
 
   it('falls back to enigma envelope identifiers, and to 0 when nothing identifies the quote', () => {
-    const n = normalizeNotification({ action_status: 'failed' }, { ...enigmaContext, primaryIdentifier: 0, secondaryIdentifier: -5 })
+    const n = normalizeNotification({ action_status: 'failed' }, { ...enigmaContext, envelope: { primary_identifier: 0, secondary_identifier: -5 } })
     expect([n.quoteId, n.tempQuoteId, n.onChain, n.type]).toEqual([-5, -5, false, 'failed'])
+    const anchored = normalizeNotification({ action_status: 'success' }, { ...enigmaContext, envelope: { primary_identifier: 9565, secondary_identifier: -12 } })
+    expect([anchored.quoteId, anchored.tempQuoteId, anchored.onChain]).toEqual([9565, -12, true])
     const none = normalizeNotification({}, enigmaContext)
     expect([none.quoteId, none.tempQuoteId, none.type, none.phase]).toEqual([0, null, 'unknown', 'other'])
+  })
+
+  it("reads a negative quote_id as the temporary id on rasa only (enigma carries its temporary id apart)", () => {
+    const rasa = normalizeNotification({ quote_id: -9 }, rasaContext)
+    const enigma = normalizeNotification({ quote_id: -9 }, enigmaContext)
+    expect([rasa.quoteId, rasa.tempQuoteId]).toEqual([-9, -9])
+    expect([enigma.quoteId, enigma.tempQuoteId]).toEqual([0, null])
+  })
+
+  it('refuses a protocol that is not registered with INVALID_PARAMETERS naming the registered ones', () => {
+    const context = { ...rasaContext, protocol: 'toy' as never }
+    expect(() => normalizeNotification({ quote_id: 1 }, context)).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('enigma, rasa') }))
   })
 
   it('keeps error codes other than 0 and failure details', () => {

@@ -1,6 +1,9 @@
+import { ServiceError } from '../errors/ServiceError.js'
 import type { Address } from '../utils/address.js'
 import { classifyNotification } from './classifyNotification.js'
 import { phaseOf } from './classifyPhase.js'
+import type { WireFrame } from './frame.js'
+import { protocolOf, protocols } from './protocols.js'
 import type { Notification, Protocol, RawPositionNotification } from './types.js'
 
 /**
@@ -15,14 +18,16 @@ export interface NormalizeContext {
   solverId: string
   account: Address
   source?: 'live' | 'backfill'
-  /** enigma envelope identifiers, used when the frame itself has no `quote_id` / `temp_quote_id` */
-  primaryIdentifier?: number | null | undefined
-  secondaryIdentifier?: number | null | undefined
+  /**
+   * The fields the wire sent around `raw`, when the protocol puts some there: enigma's envelope (or
+   * stored document), whose `primary_identifier` / `secondary_identifier` stand in for ids `raw` lacks.
+   */
+  envelope?: Readonly<Record<string, unknown>> | undefined
 }
 
 const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null)
-/** Decimal strings stay exact; rasa's numeric `0` means "no value"; other numbers become strings. */
+/** Decimal strings stay exact; a numeric `0` is the "no value" sentinel; other numbers become strings. */
 const decimal = (value: unknown): string | null =>
   typeof value === 'string' ? value : typeof value === 'number' && value !== 0 ? String(value) : null
 
@@ -34,40 +39,31 @@ const decimal = (value: unknown): string | null =>
  * const n = normalizeNotification({ quote_id: 7, action_status: 'success' }, { protocol: 'rasa', chainId: 1, solverId: 'beta', account })
  */
 export function normalizeNotification(raw: RawPositionNotification, context: NormalizeContext): Notification {
-  return normalizeFrame(
-    // A caller's own object is kept as given (n.raw === raw) and never frozen or copied: apps that
-    // normalize their own rows compare and reuse them. Frames the library parses itself are sealed
-    // where they are decoded, and only known fields are read here, so hostile keys reach nothing.
-    raw,
-    context.protocol,
-    context.chainId,
-    context.solverId,
-    context.account,
-    context.primaryIdentifier,
-    context.secondaryIdentifier,
-    context.source ?? 'live',
-  )
+  const module = protocolOf(context.protocol)
+  if (module === undefined) {
+    throw new ServiceError('INVALID_PARAMETERS', `context.protocol must be a registered protocol (${Object.keys(protocols).join(', ')}), got ${JSON.stringify(String(context.protocol))}.`)
+  }
+  // A caller's own object is kept as given (n.raw === raw) and never frozen or copied: apps that
+  // normalize their own rows compare and reuse them. Frames the library parses itself are sealed
+  // where they are decoded, and only known fields are read here, so hostile keys reach nothing.
+  return normalizeFrame(module.frameOf(raw, context.envelope), context.protocol, context.chainId, context.solverId, context.account, context.source ?? 'live')
 }
 
 /**
- * {@link normalizeNotification} with positional arguments, for the per-frame path: no context object,
- * and `raw` must already be sealed (protocol modules seal what they decode).
+ * {@link normalizeNotification} of a frame its protocol's codec read, with positional arguments for
+ * the per-frame path (no context object). The codec has read its own wire (ids, envelope); this
+ * reads only the fields every protocol shares.
  */
 export function normalizeFrame(
-  raw: RawPositionNotification,
+  frame: WireFrame,
   protocol: Protocol,
   chainId: number,
   solverId: string,
   account: Address,
-  primaryIdentifier: number | null | undefined,
-  secondaryIdentifier: number | null | undefined,
   source: 'live' | 'backfill',
 ): Notification {
-  const quote = num(raw.quote_id) ?? num(primaryIdentifier)
-  const temp = num(raw.temp_quote_id) ?? num(secondaryIdentifier)
-  // rasa reports a pre-chain quote with quote_id equal to the negative temporary id.
-  const tempQuoteId = temp ?? (quote !== null && quote < 0 ? quote : null)
-  const quoteId = quote !== null && quote > 0 ? quote : tempQuoteId !== null && tempQuoteId < 0 ? tempQuoteId : 0
+  const { raw, quote, temp } = frame
+  const quoteId = quote !== null && quote > 0 ? quote : temp !== null && temp < 0 ? temp : 0
   const lastSeenAction = str(raw.last_seen_action)
   const actionStatus = str(raw.action_status)
   const stateType = str(raw.state_type)
@@ -77,7 +73,7 @@ export function normalizeFrame(
     type: classifyNotification(actionStatus),
     phase: phaseOf(lastSeenAction, stateType, filledAmountOpen),
     quoteId,
-    tempQuoteId,
+    tempQuoteId: temp,
     onChain: quoteId > 0,
     lastSeenAction,
     actionStatus,

@@ -9,7 +9,13 @@ const text = (value: unknown) => JSON.stringify(value)
 describe('enigma frames', () => {
   it('unwraps the envelope and keeps the envelope address as the frame account', () => {
     const decoded = enigmaDriver.decode(text(enigmaEnvelope), 1 << 20)
-    expect(decoded).toMatchObject({ kind: 'frame', raw: enigmaData, address: enigmaEnvelope.address, primaryIdentifier: 9565, secondaryIdentifier: -12 })
+    expect(decoded).toMatchObject({ kind: 'frame', raw: enigmaData, address: enigmaEnvelope.address, quote: 9565, temp: -12 })
+  })
+
+  it('takes the ids from the envelope when the data lacks them', () => {
+    const { quote_id: _q, temp_quote_id: _t, ...bare } = enigmaData
+    const decoded = enigmaDriver.decode(text({ ...enigmaEnvelope, data: bare }), 1 << 20)
+    expect(decoded).toMatchObject({ kind: 'frame', quote: 9565, temp: -12 })
   })
 
   it('parses `data` sent as a JSON string', () => {

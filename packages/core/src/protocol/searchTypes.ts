@@ -1,23 +1,9 @@
-import type { Address } from '../utils/address.js'
 import type { Protocol, ProtocolTypes } from './protocols.js'
+import type { SearchParamsBase } from './searchParamsBase.js'
 
 export type { EnigmaSearchParams, EnigmaSearchResult } from './enigma/enigmaTypes.js'
 export type { RasaSearchParams, RasaSearchResult } from './rasa/rasaTypes.js'
-
-/**
- * Parameters every search takes, whatever the protocol.
- *
- * @example
- * const params: SearchParamsBase = { account: '0x1111111111111111111111111111111111111111', size: 50 }
- */
-export interface SearchParamsBase<Id extends string = string> {
-  solverId?: Id | undefined
-  chainId?: number | undefined
-  account?: Address | undefined
-  quoteId?: number | undefined
-  start?: number | undefined
-  size?: number | undefined
-}
+export type { SearchParamsBase } from './searchParamsBase.js'
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
 

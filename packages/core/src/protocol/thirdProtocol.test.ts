@@ -4,9 +4,13 @@ import { FakeLocks } from '../../test/FakeLocks.js'
 import { record } from '@solver-notifications/test-support'
 import { type NotificationsClient, createNotificationsClient } from '../client/createNotificationsClient.js'
 import { createConfig } from '../config/createConfig.js'
-import type { NotificationEvent, StatusEvent } from '../stream/NotificationEvent.js'
+import type { NotificationEvent } from '../stream/NotificationEvent.js'
 import { NOT_JSON, isPlainObject, parseJson, sealRaw } from './frame.js'
+import type { WireFrame } from './frame.js'
 import type { ProtocolConfigModule, ProtocolModule } from './ProtocolModule.js'
+import type { RawPositionNotification } from './rawNotification.js'
+import type { SearchParamsBase } from './searchParamsBase.js'
+import type { Address } from '../utils/address.js'
 import { registerProtocol } from './registerProtocol.js'
 
 // A third wire protocol, "toy", defined in this file only: its client module and its simulator module,
@@ -14,14 +18,37 @@ import { registerProtocol } from './registerProtocol.js'
 // testkit all run it with no other change (the recipe in core's README).
 
 // The client half: a hub socket subscribed with {"watch":[…]}, frames as {"toy":{…}}, history at POST /toy/search.
-const toyConfig: ProtocolConfigModule = {
-  protocol: 'toy' as never,
+// Typed by its own frame, row, params, result and config: no casts.
+interface ToyConfig {
+  readonly protocol: 'toy'
+  readonly url: string
+}
+interface ToyRow {
+  state: RawPositionNotification
+}
+interface ToyParams extends SearchParamsBase {
+  timestampGte?: number | undefined
+}
+interface ToyResult {
+  kind: 'toy'
+  total: number
+  rows: ToyRow[]
+}
+const toyFrame = (raw: RawPositionNotification): WireFrame => ({
+  kind: 'frame',
+  raw,
+  address: typeof raw.counterparty_address === 'string' ? raw.counterparty_address : undefined,
+  quote: typeof raw.quote_id === 'number' ? raw.quote_id : null,
+  temp: typeof raw.temp_quote_id === 'number' ? raw.temp_quote_id : null,
+})
+const toyConfig: ProtocolConfigModule<'toy'> = {
+  protocol: 'toy',
   configSchema: (z) => z.object({ protocol: z.literal('toy'), url: z.nonEmpty('a ws:// or wss:// URL') }),
   configShape: '{ protocol: "toy", url }',
   urlFields: [{ key: 'url', schemes: ['ws:', 'wss:'] }],
 }
-const toyProtocol: ProtocolModule = {
-  protocol: 'toy' as never,
+const toyProtocol: ProtocolModule<WireFrame, ToyRow, ToyParams, ToyResult, ToyConfig> = {
+  protocol: 'toy',
   endpointKey: (notifications) => `toy ${notifications.url}`,
   multiplexed: true,
   subscribeFrame: (_notifications, accounts) => JSON.stringify({ watch: accounts }),
@@ -29,12 +56,12 @@ const toyProtocol: ProtocolModule = {
     const message = parseJson(text)
     if (message === NOT_JSON) return { kind: 'malformed', reason: 'not JSON' }
     if (!isPlainObject(message) || !isPlainObject(message.toy)) return { kind: 'control' }
-    const raw = message.toy
-    return { kind: 'frame', raw: sealRaw(raw), address: typeof raw.counterparty_address === 'string' ? raw.counterparty_address : undefined }
+    return toyFrame(sealRaw(message.toy))
   },
+  frameOf: toyFrame,
   accountOf: (_frame, subscribed) => subscribed,
   search: {
-    decodeStored: (row) => ({ kind: 'frame', raw: row.state as Record<string, unknown>, address: (row.state as { counterparty_address?: string }).counterparty_address }),
+    decodeStored: (row) => toyFrame(row.state),
     defaultSize: 50,
     pageSize: 50,
     maxSize: 50,
@@ -45,8 +72,8 @@ const toyProtocol: ProtocolModule = {
     }),
     envelope: { rows: 'items', rowsOptional: false, numbers: ['total'] },
     checkRow: (row) => (isPlainObject(row) && isPlainObject(row.state) ? undefined : '.state is not an object'),
-    result: (envelope, rows) => ({ kind: 'toy', total: envelope.total, rows }) as never,
-    totalOf: (result) => (result as unknown as { total: number }).total,
+    result: (envelope, rows) => ({ kind: 'toy', total: Number(envelope.total), rows }),
+    totalOf: (result) => result.total,
     backfillParams: (account, since) => ({ account, timestampGte: since }),
     quoteParams: (account) => ({ account }),
   },
@@ -61,7 +88,7 @@ const toySimulator: SimulatorProtocolModule = {
     return {
       newSocket: () => undefined,
       subscribe: (_socket, frame) =>
-        isPlainObject(frame) && Array.isArray(frame.watch) ? new Set((frame.watch as string[]).map((a) => a.toLowerCase())) : undefined,
+        isPlainObject(frame) && Array.isArray(frame.watch) ? new Set(frame.watch.map((a) => String(a).toLowerCase())) : undefined,
       encode: (frame) => JSON.stringify({ toy: frame }),
       matches: () => true,
       store: (frame) => {
@@ -69,26 +96,29 @@ const toySimulator: SimulatorProtocolModule = {
       },
       route(method, pathname, body) {
         if (method !== 'POST' || pathname !== '/toy/search') return undefined
-        const { account, since, start, size } = body as { account: string | null; since: number | null; start: number; size: number }
+        if (!isPlainObject(body)) return { body: { error: 'expected a JSON object' } }
+        const account = typeof body.account === 'string' ? body.account.toLowerCase() : null
+        const since = typeof body.since === 'number' ? body.since : null
+        const start = Number(body.start)
         const hits = stored.filter(
-          (f) => (account === null || String(f.counterparty_address).toLowerCase() === account.toLowerCase()) && (since === null || Number(f.modify_time) >= since),
+          (f) => (account === null || String(f.counterparty_address).toLowerCase() === account) && (since === null || Number(f.modify_time) >= since),
         )
-        return { body: { total: hits.length, items: hits.slice(start, start + size).map((state) => ({ state })) } }
+        return { body: { total: hits.length, items: hits.slice(start, start + Number(body.size)).map((state) => ({ state })) } }
       },
     }
   },
-  lifecycle: { preChainQuoteId: (temp) => temp, noValue: null, extraFields: {}, failureFields: () => ({}) },
+  lifecycle: { preChainQuoteId: (temp) => temp, noValue: null, extraFields: { toy_colour: 'teal' }, failureFields: () => ({}) },
   describe: (sim) => [`  wsUrl: ${sim.wsUrl}`],
 }
 
-const A = '0xAbC0000000000000000000000000000000000001' as const
+const A: Address = '0xAbC0000000000000000000000000000000000001'
 let sim: SolverSimulator
 let clients: NotificationsClient[] = []
 const unregister: Array<() => void> = []
 
 beforeAll(async () => {
   unregister.push(registerProtocol(toyProtocol, toyConfig), registerSimulatorProtocol(toySimulator))
-  sim = await startSolverSimulator({ protocol: 'toy' as never })
+  sim = await startSolverSimulator({ protocol: 'toy' })
 })
 afterAll(async () => {
   await sim.close()
@@ -102,11 +132,13 @@ afterEach(async () => {
   await expect.poll(() => sim.connections().filter((c) => c.open).length).toBe(0)
 })
 
-const config = () =>
-  createConfig({
-    defaultChainId: 7,
-    chains: { 7: { defaultSolver: 'toy', solvers: { toy: { url: sim.httpUrl, notifications: { protocol: 'toy', url: sim.wsUrl } as never } } } },
-  })
+// A run-time protocol is not in the config's static types, so its config arrives as data (as a JSON
+// config file would): createConfig checks it at run time against the registered block.
+const toyInput = (): unknown => ({
+  defaultChainId: 7,
+  chains: { 7: { defaultSolver: 'toy', solvers: { toy: { url: sim.httpUrl, notifications: { protocol: 'toy', url: sim.wsUrl } } } } },
+})
+const config = () => createConfig(JSON.parse(JSON.stringify(toyInput())))
 const client = (options: { crossTab?: { name: string } } = {}) => {
   const c = createNotificationsClient({ config: config(), lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 }, ...options })
   clients.push(c)
@@ -116,9 +148,8 @@ const notes = (events: NotificationEvent[]) => events.flatMap((e) => (e.type ===
 
 it('the config accepts the new protocol (and names it among the expected shapes when a block is wrong)', () => {
   expect(config().getSolver().notifications.protocol).toBe('toy')
-  expect(() =>
-    createConfig({ defaultChainId: 7, chains: { 7: { defaultSolver: 'x', solvers: { x: { notifications: { protocol: 'nope', url: 'wss://x' } as never } } } } }),
-  ).toThrow(/notifications.protocol: expected "enigma" or "rasa" or "toy", got "nope"/)
+  const wrong = { defaultChainId: 7, chains: { 7: { defaultSolver: 'x', solvers: { x: { notifications: { protocol: 'nope', url: 'wss://x' } } } } } }
+  expect(() => createConfig(JSON.parse(JSON.stringify(wrong)))).toThrow(/notifications.protocol: expected "enigma" or "rasa" or "toy", got "nope"/)
 })
 
 it('live, then search and paging, then a backfill after a drop', async () => {
@@ -130,8 +161,9 @@ it('live, then search and paging, then a backfill after a drop', async () => {
   expect(notes(events.values).map((n) => [n.protocol, n.chainId, n.solverId, n.account, n.id])).toEqual(first.frames.map((f) => ['toy', 7, 'toy', A, f.id]))
   expect(notes(events.values).map((n) => n.phase)).toEqual(['open', 'open', 'fill'])
 
-  const page = (await c.search({ account: A })) as unknown as { kind: string; total: number; rows: unknown[] }
-  expect([page.kind, page.total, page.rows.length]).toEqual(['toy', 3, 3])
+  const page = await c.search({ account: A })
+  expect(page).toMatchObject({ kind: 'toy', total: 3 })
+  expect(page.rows.length).toBe(3)
   const sizes: number[] = []
   for await (const p of c.searchPages({ account: A, size: 2 })) sizes.push(p.rows.length)
   expect(sizes).toEqual([2, 1])
@@ -140,7 +172,7 @@ it('live, then search and paging, then a backfill after a drop', async () => {
   const missed = await sim.instantOpen(A)
   await events.until((v) => v.some((e) => e.type === 'status' && e.backfill?.state === 'finished'))
   await events.until((v) => notes(v).length === 6)
-  const backfill = events.values.flatMap((e) => (e.type === 'status' && e.backfill ? [(e as StatusEvent).backfill!] : []))
+  const backfill = events.values.flatMap((e) => (e.type === 'status' && e.backfill ? [e.backfill] : []))
   expect(backfill.at(-1)).toMatchObject({ state: 'finished', recovered: 3 })
   expect(notes(events.values).slice(3).map((n) => [n.id, n.source])).toEqual(missed.frames.map((f) => [f.id, 'backfill']))
 })
@@ -159,6 +191,10 @@ it('cross-tab: a follower tab gets the new protocol’s notifications forwarded 
   const opened = await sim.instantOpen(A)
   for (const s of streams) await s.until((v) => notes(v).length === 3)
   expect(streams.map((s) => notes(s.values).map((n) => n.id))).toEqual([opened.frames.map((f) => f.id), opened.frames.map((f) => f.id)])
+  // Every field survives the channel, the protocol's own raw field too: the follower's notifications equal the leader's.
+  const [first, second] = streams.map((s) => notes(s.values))
+  expect(second).toEqual(first)
+  expect(first!.map((n) => n.raw.toy_colour)).toEqual(['teal', 'teal', 'teal'])
   expect(tabs.map((t) => t.stats().crossTab!.role).sort()).toEqual(['follower', 'leader'])
   expect(tabs.map((t) => t.stats().crossTab!.dropped)).toEqual([0, 0])
 })

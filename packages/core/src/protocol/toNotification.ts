@@ -1,7 +1,7 @@
 import type { Address } from '../utils/address.js'
 import { protocols } from './protocols.js'
 import { searchProtocols } from './searchProtocols.js'
-import { normalizeNotification } from './normalizeNotification.js'
+import { normalizeFrame } from './normalizeNotification.js'
 import type { Notification, NotificationDocument, PositionStateResponseSchema, Protocol } from './types.js'
 
 /**
@@ -18,11 +18,5 @@ export function toNotification(
   const module = protocols[context.protocol]
   const decoded = searchProtocols[context.protocol].decodeStored(row)
   const subscribed = (context.account ?? decoded.address ?? '0x') as Address
-  return normalizeNotification(decoded.raw, {
-    ...context,
-    source: context.source ?? 'backfill',
-    account: module.accountOf(decoded, subscribed),
-    primaryIdentifier: decoded.primaryIdentifier,
-    secondaryIdentifier: decoded.secondaryIdentifier,
-  })
+  return normalizeFrame(decoded, context.protocol, context.chainId, context.solverId, module.accountOf(decoded, subscribed), context.source ?? 'backfill')
 }

@@ -78,16 +78,8 @@ export function createBackfill(http: SearchHttpOptions) {
             continue
           }
           // These rows were parsed here and are never handed out: sealed in place, not copied.
-          const n = normalizeFrame(
-            sealRaw(decoded.raw),
-            protocol,
-            solver.chainId,
-            solver.solverId,
-            wire.accountOf(decoded, account),
-            decoded.primaryIdentifier,
-            decoded.secondaryIdentifier,
-            'backfill',
-          )
+          sealRaw(decoded.raw)
+          const n = normalizeFrame(decoded, protocol, solver.chainId, solver.solverId, wire.accountOf(decoded, account), 'backfill')
           if (quote && !isQuote(n, quote)) continue
           if (known(n)) continue
           read++

@@ -1,4 +1,4 @@
-import type { ProtocolSearch } from '../protocol/ProtocolModule.js'
+import type { AnyProtocolSearch } from '../protocol/searchProtocols.js'
 import type { NotificationSearchResult } from '../protocol/searchTypes.js'
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -10,7 +10,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * unions earn it) would add about 5 KiB to a search-only bundle for three fields. Rows are checked by
  * the protocol's own row check, which live frames share.
  */
-export function parseSearchResponse(search: ProtocolSearch, body: unknown): NotificationSearchResult | string {
+export function parseSearchResponse(search: AnyProtocolSearch, body: unknown): NotificationSearchResult | string {
   const { rows: rowsField, rowsOptional, numbers } = search.envelope
   const expected = `expected { ${[...numbers, `${rowsField}: [...]`].join(', ')} }`
   if (!isRecord(body)) return `${expected}, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from '../config/isLoopbackHost.js'
 import { ServiceError } from '../errors/ServiceError.js'
-import type { ProtocolSearch } from '../protocol/ProtocolModule.js'
+import type { AnyProtocolSearch } from '../protocol/searchProtocols.js'
 import { assertAddress, describe } from '../utils/address.js'
 import type { SearchNotificationsParams } from '../protocol/searchTypes.js'
 
@@ -9,7 +9,7 @@ const FILTER_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
 const invalid = (message: string) => new ServiceError('INVALID_PARAMETERS', message)
 
 /** Rejects every out-of-range parameter before a request is made (core README, "Hostile and unlucky input"). */
-export function validateSearchParams(params: SearchNotificationsParams, search: ProtocolSearch, allowInsecureTransport: boolean): void {
+export function validateSearchParams(params: SearchNotificationsParams, search: AnyProtocolSearch, allowInsecureTransport: boolean): void {
   if (params === null || typeof params !== 'object') throw invalid('search parameters must be an object, e.g. { account }')
   if (params.account !== undefined) assertAddress(params.account)
   integer(params.start, 'start', 0)

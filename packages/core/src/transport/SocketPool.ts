@@ -1,5 +1,5 @@
 import type { ResolvedSolver } from '../config/types.js'
-import type { ProtocolWire } from '../protocol/ProtocolModule.js'
+import type { AnyProtocolWire } from '../protocol/protocols.js'
 import { protocols } from '../protocol/protocols.js'
 import type { Address } from '../utils/address.js'
 import { DialGate } from './DialGate.js'
@@ -22,7 +22,7 @@ class Endpoint {
   private filling: SocketRouter | undefined
 
   constructor(
-    readonly module: ProtocolWire,
+    readonly module: AnyProtocolWire,
     readonly solver: ResolvedSolver,
     private readonly capacity: number,
     private readonly ctx: RouterContext,

@@ -1,8 +1,8 @@
 import type { ResolvedSolver } from '../config/types.js'
 import type { ServiceError } from '../errors/ServiceError.js'
-import type { FrameOf } from '../protocol/frame.js'
+import type { WireFrame } from '../protocol/frame.js'
 import { normalizeFrame } from '../protocol/normalizeNotification.js'
-import type { ProtocolWire } from '../protocol/ProtocolModule.js'
+import type { AnyProtocolWire } from '../protocol/protocols.js'
 import type { Address } from '../utils/address.js'
 import { Connection, type ConnectionContext, type ConnectionHost } from './Connection.js'
 import type { Notification } from '../protocol/types.js'
@@ -56,7 +56,7 @@ export class SocketRouter implements ConnectionHost {
   private releaseUntil: number | undefined
 
   constructor(
-    private readonly module: ProtocolWire,
+    private readonly module: AnyProtocolWire,
     private readonly solver: ResolvedSolver,
     private readonly ctx: RouterContext,
   ) {
@@ -192,23 +192,14 @@ export class SocketRouter implements ConnectionHost {
       return
     }
     const solver = this.solver
-    const notification = normalizeFrame(
-      decoded.raw,
-      module.protocol,
-      solver.chainId,
-      solver.solverId,
-      module.accountOf(decoded, route.account),
-      decoded.primaryIdentifier,
-      decoded.secondaryIdentifier,
-      'live',
-    )
+    const notification = normalizeFrame(decoded, module.protocol, solver.chainId, solver.solverId, module.accountOf(decoded, route.account), 'live')
     frames.delivered++
     this.deliver(route, notification)
   }
 
   // internals
 
-  private routeOf(frame: FrameOf<'frame'>): Route | undefined {
+  private routeOf(frame: WireFrame): Route | undefined {
     const address = frame.address
     if (address !== undefined) return this.routes.get(address) ?? this.routes.get(address.toLowerCase())
     // Only a one-account socket knows whose a frame without an account is; a hub never guesses.

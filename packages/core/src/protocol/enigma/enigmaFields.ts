@@ -9,6 +9,3 @@ export function findInvalidEnigmaField(f: Record<string, unknown>): string | und
   if (!num(f.version)) return 'version'
   return undefined
 }
-
-/** An envelope's quote identifier: a number, else null. */
-export const identifier = (value: unknown): number | null => (typeof value === 'number' ? value : null)

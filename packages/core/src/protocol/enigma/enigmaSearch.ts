@@ -1,33 +1,29 @@
 import { ServiceError } from '../../errors/ServiceError.js'
 import { joinUrl } from '../../utils/joinUrl.js'
 import { isPlainObject, parseJson } from '../frame.js'
+import type { WireFrame } from '../frame.js'
 import type { ProtocolSearch } from '../ProtocolModule.js'
-import type { NotificationDocument } from '../types.js'
-import { findInvalidEnigmaField, identifier } from './enigmaFields.js'
-import type { EnigmaSearchResult, ServiceEnigmaNotificationsConfig } from './enigmaTypes.js'
+import { findInvalidEnigmaField } from './enigmaFields.js'
+import { enigmaFrame } from './enigmaFrame.js'
+import type { EnigmaSearchParams, EnigmaSearchResult, NotificationDocument, ServiceEnigmaNotificationsConfig } from './enigmaTypes.js'
 
 /**
  * enigma history (docs/protocols.md, "enigma"): a document store searched by equality filters, in no
  * promised order; each document holds the envelope's identifiers and the frame as `data`.
  */
-export const enigmaSearch: ProtocolSearch = {
+export const enigmaSearch: ProtocolSearch<WireFrame, NotificationDocument, EnigmaSearchParams, EnigmaSearchResult, ServiceEnigmaNotificationsConfig> = {
   decodeStored(doc) {
-    let data = doc.data
-    if (typeof data === 'string') data = parseJson(data)
-    return {
-      kind: 'frame',
-      raw: isPlainObject(data) ? data : {},
-      address: typeof doc.address === 'string' ? doc.address : undefined,
-      primaryIdentifier: identifier(doc.primary_identifier),
-      secondaryIdentifier: identifier(doc.secondary_identifier),
-    }
+    // Some services store `data` as a JSON string (checkRow lets it through); the document's own
+    // top-level fields are the envelope's.
+    const data: unknown = typeof doc.data === 'string' ? parseJson(doc.data) : doc.data
+    return enigmaFrame(isPlainObject(data) ? data : {}, doc)
   },
   defaultSize: undefined,
   pageSize: 100,
   maxSize: undefined,
   newestFirst: false,
   request(solver, params) {
-    const base = params.baseUrl ?? (solver.notifications as ServiceEnigmaNotificationsConfig).searchUrl
+    const base = params.baseUrl ?? solver.notifications.searchUrl
     if (!base) {
       throw new ServiceError(
         'SEARCH_URL_NOT_CONFIGURED',
@@ -52,13 +48,9 @@ export const enigmaSearch: ProtocolSearch = {
     const bad = findInvalidEnigmaField(data)
     return bad === undefined ? undefined : `.data.${bad} has the wrong type`
   },
-  result: (envelope, rows): EnigmaSearchResult => ({
-    kind: 'enigma',
-    total: envelope.total as number,
-    count: envelope.count as number,
-    rows: rows as NotificationDocument[],
-  }),
-  totalOf: (result) => (result as EnigmaSearchResult).total,
+  // The envelope's number fields were checked by the search client against `envelope.numbers`.
+  result: (envelope, rows) => ({ kind: 'enigma', total: Number(envelope.total), count: Number(envelope.count), rows }),
+  totalOf: (result) => result.total,
   // Equality filters only and no promised order: read the account's documents and filter by time here.
   backfillParams: (account) => ({ account }),
   // Frames before anchoring carry quote_id 0: a quote known by its temporary id is found by that.

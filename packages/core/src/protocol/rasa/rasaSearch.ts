@@ -1,10 +1,10 @@
 import { ServiceError } from '../../errors/ServiceError.js'
 import { joinUrl } from '../../utils/joinUrl.js'
-import { isPlainObject } from '../frame.js'
+import { type WireFrame, isPlainObject } from '../frame.js'
 import type { ProtocolSearch } from '../ProtocolModule.js'
-import type { PositionStateResponseSchema } from '../types.js'
 import { findInvalidRasaField } from './rasaFields.js'
-import type { RasaSearchResult } from './rasaTypes.js'
+import { rasaFrame } from './rasaFrame.js'
+import type { PositionStateResponseSchema, RasaSearchParams, RasaSearchResult, ServiceRasaNotificationsConfig } from './rasaTypes.js'
 
 /** The `/position-state/{start}/{size}` endpoint answers at most this many rows. */
 const RASA_MAX_SIZE = 100
@@ -13,11 +13,8 @@ const RASA_MAX_SIZE = 100
  * rasa history (docs/protocols.md, "rasa"): the latest state per quote, newest `modify_time` first,
  * from the solver's own HTTP API.
  */
-export const rasaSearch: ProtocolSearch = {
-  decodeStored(state) {
-    const address = state.counterparty_address
-    return { kind: 'frame', raw: state, address: typeof address === 'string' ? address : undefined }
-  },
+export const rasaSearch: ProtocolSearch<WireFrame, PositionStateResponseSchema, RasaSearchParams, RasaSearchResult, ServiceRasaNotificationsConfig> = {
+  decodeStored: rasaFrame,
   defaultSize: RASA_MAX_SIZE,
   pageSize: RASA_MAX_SIZE,
   maxSize: RASA_MAX_SIZE,
@@ -42,7 +39,8 @@ export const rasaSearch: ProtocolSearch = {
     const bad = findInvalidRasaField(row)
     return bad === undefined ? undefined : `.${bad} has the wrong type`
   },
-  result: (envelope, rows): RasaSearchResult => ({ kind: 'rasa', count: envelope.count as number, rows: rows as PositionStateResponseSchema[] }),
+  // `count` was checked to be a number by the search client against `envelope.numbers`.
+  result: (envelope, rows) => ({ kind: 'rasa', count: Number(envelope.count), rows }),
   totalOf: (result) => result.count,
   backfillParams: (account, since) => ({ account, timestampGte: since }),
   // The stored state of an anchored quote is under its on-chain id; a temporary id is not searchable.

@@ -1,5 +1,5 @@
-import type { SearchParamsBase } from '../searchTypes.js'
-import type { PositionStateResponseSchema } from '../types.js'
+import type { RawPositionNotification } from '../rawNotification.js'
+import type { SearchParamsBase } from '../searchParamsBase.js'
 
 /**
  * Notifications endpoint of a rasa solver: one hub socket for every account.
@@ -33,3 +33,21 @@ export interface RasaSearchResult {
   count: number
   rows: PositionStateResponseSchema[]
 }
+
+/**
+ * A rasa frame: the base fields plus `order_type`.
+ *
+ * @example
+ * const raw: RawRasaPositionNotification = { quote_id: -12, temp_quote_id: -12, order_type: 1 }
+ */
+export interface RawRasaPositionNotification extends RawPositionNotification {
+  order_type?: number | null
+}
+
+/**
+ * A rasa stored position state (the latest state per quote), as `/position-state` returns it.
+ *
+ * @example
+ * const row: PositionStateResponseSchema = { quote_id: 7, counterparty_address: '0x…', action_status: 'success' }
+ */
+export type PositionStateResponseSchema = RawRasaPositionNotification

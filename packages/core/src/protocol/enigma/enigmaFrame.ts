@@ -1,0 +1,18 @@
+import { type WireFrame, numberOrNull } from '../frame.js'
+import type { RawPositionNotification } from '../rawNotification.js'
+
+/**
+ * An enigma frame from its `data` and the envelope around it (a live envelope or a stored document
+ * have the same top-level fields): the account is the envelope's `address`, and the envelope's
+ * `primary_identifier` / `secondary_identifier` stand in for ids the data lacks.
+ */
+export function enigmaFrame(raw: RawPositionNotification, envelope: Readonly<Record<string, unknown>> | undefined): WireFrame {
+  const address = envelope?.address
+  return {
+    kind: 'frame',
+    raw,
+    address: typeof address === 'string' ? address : undefined,
+    quote: numberOrNull(raw.quote_id) ?? numberOrNull(envelope?.primary_identifier),
+    temp: numberOrNull(raw.temp_quote_id) ?? numberOrNull(envelope?.secondary_identifier),
+  }
+}
