@@ -8,19 +8,19 @@ import { DedupeWindow, type Verdict } from './DedupeWindow.js'
 export interface HoldbackHost {
   emit(n: Notification): void
   report(error: ServiceError): void
-  /** the watermark moved */
-  moved(): void
-  /** the oldest time a later backfill may start from (de-duplication forgets what is older) */
-  floor(): number
+  /** a notification with a plausible `modify_time` is going out (the stream's watermark may move) */
+  delivered(modifyTime: number): void
+  readonly settings: { readonly dedupeWindow: number; readonly maxHeldFrames: number }
+  readonly stats: ClientStats
 }
 
 /**
  * What a resume stream delivers, and when: live frames held while history is read (bounded: at the cap
  * they go out in order), every notification once (a de-duplication window), transitions of a quote in
- * `modify_time` order, and the watermark: the newest plausible `modify_time` delivered.
+ * `modify_time` order. The watermark (the newest plausible `modify_time` delivered) is the stream's:
+ * each plausible delivery is told to it, and it says when de-duplication may forget.
  */
 export class Holdback {
-  watermark: number
   private held: Notification[] | undefined
   /**
    * How many of the held frames came before the socket dropped during a backfill: the backfill that
@@ -34,14 +34,13 @@ export class Holdback {
   private seen: DedupeWindow | undefined
 
   constructor(
-    start: number,
-    private readonly dedupeWindow: number,
-    private readonly maxHeld: number,
-    private readonly stats: ClientStats,
-    /** the stream it serves (one object, not four closures: thousands of idle streams stay small) */
+    /** the stream it serves, which also holds its settings and counters (one reference: thousands of idle streams stay small) */
     private readonly host: HoldbackHost,
-  ) {
-    this.watermark = start
+  ) {}
+
+  /** Memory bounded by time: what no later backfill can return again (older than `floor`, with a margin) is forgotten. */
+  forget(floor: number): void {
+    this.seen?.forgetBefore(floor - OVERLAP_S)
   }
 
   /** live frames held now */
@@ -87,7 +86,7 @@ export class Holdback {
       return
     }
     this.held.push(n)
-    if (this.held.length >= this.maxHeld) {
+    if (this.held.length >= this.host.settings.maxHeldFrames) {
       const held = this.held
       this.held = []
       if (this.splitAt !== undefined) this.splitAt = 0
@@ -158,23 +157,18 @@ export class Holdback {
   /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */
   private deliver(n: Notification): Verdict {
     const plausible = isPlausibleTime(n.modifyTime)
-    const seen = (this.seen ??= new DedupeWindow(this.dedupeWindow))
+    const seen = (this.seen ??= new DedupeWindow(this.host.settings.dedupeWindow))
     const verdict = seen.verdict(n, plausible)
     if (verdict === 'duplicate') {
-      this.stats.frames.dropped.duplicate++
+      this.host.stats.frames.dropped.duplicate++
       return verdict
     }
     if (verdict === 'stale') {
-      this.stats.frames.dropped.stale++
+      this.host.stats.frames.dropped.stale++
       return verdict
     }
-    if (seen.remember(n, plausible)) this.stats.frames.idReused++
-    if (plausible && n.modifyTime > this.watermark) {
-      this.watermark = n.modifyTime
-      // Memory bounded by time: what no later backfill can return again is forgotten.
-      seen.forgetBefore(this.host.floor() - OVERLAP_S)
-      this.host.moved()
-    }
+    if (seen.remember(n, plausible)) this.host.stats.frames.idReused++
+    if (plausible) this.host.delivered(n.modifyTime)
     this.host.emit(n)
     if (!plausible && n.modifyTime !== null) {
       this.host.report(

@@ -1,0 +1,486 @@
+import { backoffDelay } from '../../transport/backoffDelay.js'
+import type { TransportStatusEvent } from '../../transport/TransportEvent.js'
+import type { Notification } from '../../protocol/types.js'
+import type { BackfillResult } from '../../search/backfill.js'
+import type { ResumeSettings } from './resumeOptions.js'
+
+/**
+ * Where a resume stream is:
+ *
+ * | phase | live frames | leaves when |
+ * |---|---|---|
+ * | `live` | delivered | a drop (`holding`), a first load from `since`/checkpoint or a sweep (`holding` / `backfilling`) |
+ * | `reading-checkpoint` | held | the store answers, fails or times out (`holding` with a position, else `live`) |
+ * | `holding` | held | the socket is open: a backfill starts (`backfilling`), or there is no gap (`live`) |
+ * | `backfilling` | held | the walk ends (merge: `live`, or `holding` when the socket dropped meanwhile and the next backfill waits for it), or fails (held frames flow, a retry is armed: `live`); a drop does not stop it |
+ * | `disposed` | dropped | — |
+ */
+export type ResumePhase = 'live' | 'reading-checkpoint' | 'holding' | 'backfilling' | 'disposed'
+
+type TimerName = 'retry' | 'sweep' | 'poll'
+
+/** What the reducer reads of the stream's settings (the settings object itself: nothing is copied per stream). */
+export type ResumeConfig = Readonly<Pick<ResumeSettings, 'since' | 'sweepIntervalMs' | 'poll'>> & { readonly checkpoint: unknown }
+
+/**
+ * Everything a resume stream decides from, as one immutable value: only {@link reduceResume} makes a
+ * new one. Times are unix seconds except `downSince` (milliseconds).
+ */
+export interface ResumeState {
+  readonly config: ResumeConfig
+  readonly phase: ResumePhase
+  /** the socket's last status event (what the stream forwards again, with `polling` or a backfill's status) */
+  readonly status: TransportStatusEvent
+  /** the newest plausible `modify_time` delivered (the subscription's start while nothing was) */
+  readonly watermark: number
+  /** where the next backfill starts: the watermark at the first gap no backfill has covered yet */
+  readonly gapFrom: number | undefined
+  /** a gap that opened while a backfill ran (the socket dropped under it): the next one's start */
+  readonly nextGap: number | undefined
+  /** where the next sweep (or poll) starts */
+  readonly sweepFrom: number
+  /** the `since` of the backfill running, if one is */
+  readonly running: number | undefined
+  /**
+   * Its socket's first open: `unseen` (nothing yet; a stream that joins an open socket stays here
+   * until the open), `dialing` (it saw the socket dial first: a gap from subscribing is open until the
+   * first open) or `opened`.
+   */
+  readonly firstOpen: 'unseen' | 'dialing' | 'opened'
+  /** history is the source while the socket is not open (`resume.poll`) */
+  readonly polling: boolean
+  /** refused for good, and `poll.whenClosed` keeps the stream on history alone */
+  readonly closedForGood: boolean
+  /** backfills failed in a row (the retry's backoff) */
+  readonly failures: number
+  /** when the socket was last seen going down, or the stream started (ms): polling begins `poll.afterMs` after */
+  readonly downSince: number
+  /** which timers are armed, one bit each (see {@link isArmed}; one number: thousands of idle streams on a relay stay small) */
+  readonly armed: number
+}
+
+/**
+ * What happens to a stream. `oldestHeld` is the oldest plausible `modify_time` of the live frames
+ * held when the event happened (a gap must not start after a frame that was never delivered);
+ * `now` is the wall clock in milliseconds; `unsettled`: one of the stream's quotes is
+ * mid-transition (polled faster).
+ */
+export type ResumeEvent =
+  | { readonly type: 'start' }
+  /** a live frame (the reducer never reads it: the `push` effect hands it to the holdback) */
+  | { readonly type: 'frame'; readonly notification: Notification }
+  | { readonly type: 'delivered'; readonly modifyTime: number }
+  | { readonly type: 'status'; readonly event: TransportStatusEvent; readonly oldestHeld: number | undefined; readonly now: number; readonly unsettled: boolean }
+  | { readonly type: 'checkpoint'; readonly since: number | undefined }
+  | { readonly type: 'backfilled'; readonly since: number; readonly result: BackfillResult; readonly now: number; readonly unsettled: boolean }
+  | {
+      readonly type: 'backfill-failed'
+      readonly cause: unknown
+      readonly retryAfterMs: number | undefined
+      /** the client's reconnect backoff, and the random draw its jitter takes */
+      readonly backoff: { readonly baseDelayMs: number; readonly maxDelayMs: number }
+      readonly jitter: number
+      readonly now: number
+      readonly unsettled: boolean
+    }
+  | { readonly type: 'retry' }
+  | { readonly type: 'sweep' }
+  | { readonly type: 'poll'; readonly clientClosed: boolean; readonly oldestHeld: number | undefined; readonly now: number; readonly unsettled: boolean }
+  | { readonly type: 'complete' }
+  | { readonly type: 'dispose' }
+
+/** What the stream does about an event, in order. */
+export type ResumeEffect =
+  /** a live frame: delivered now, or held while the stream holds */
+  | { readonly type: 'push' }
+  /** live frames wait from now on */
+  | { readonly type: 'hold' }
+  /** what is held goes out, in order, and live frames flow again */
+  | { readonly type: 'release' }
+  /** the socket dropped under a running backfill: frames held from now on wait for the next one */
+  | { readonly type: 'split' }
+  /** what is held is dropped undelivered (the stream ended) */
+  | { readonly type: 'discard' }
+  /** the finished backfill's rows and the held frames go out together, once each, in order, and it is reported (`finished` or `truncated`, with its errors) */
+  | { readonly type: 'merge' }
+  /** the failed backfill is reported (an `error` event) */
+  | { readonly type: 'backfill-failed' }
+  /** a backfill starts from `since` */
+  | { readonly type: 'backfill'; readonly since: number }
+  /** the running backfill is stopped */
+  | { readonly type: 'abort' }
+  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number }
+  | { readonly type: 'disarm'; readonly timer: TimerName }
+  /** the status event goes to the subscriber, marked `polling` when given */
+  | { readonly type: 'forward'; readonly polling: boolean | undefined }
+  /** the last status goes out again, now `polling: true` */
+  | { readonly type: 'announce-polling' }
+  | { readonly type: 'read-checkpoint' }
+  /** the position changed: written within a second */
+  | { readonly type: 'schedule-checkpoint' }
+  | { readonly type: 'write-checkpoint' }
+  /** the last position is written and the writer stops */
+  | { readonly type: 'close-checkpoint' }
+  /** the watermark moved: de-duplication may forget what is older than `floor` */
+  | { readonly type: 'moved'; readonly floor: number }
+  /** the stream ends for its subscriber */
+  | { readonly type: 'complete' }
+
+/** Poll interval while one of the stream's quotes is mid-transition (`resume.poll`). */
+const UNSETTLED_POLL_MS = 1_500
+
+/** The status a stream assumes until its first status event: shared, every stream starts there. */
+const CONNECTING: TransportStatusEvent = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 })
+
+const NONE: readonly ResumeEffect[] = []
+const PUSH: readonly ResumeEffect[] = [{ type: 'push' }]
+const HOLD: ResumeEffect = { type: 'hold' }
+const RELEASE: ResumeEffect = { type: 'release' }
+const SCHEDULE: ResumeEffect = { type: 'schedule-checkpoint' }
+const MERGE: ResumeEffect = { type: 'merge' }
+const FAILED: ResumeEffect = { type: 'backfill-failed' }
+
+/**
+ * A new stream's state: live, its position at `start` (seconds), its socket not open yet.
+ *
+ * @example
+ * const state = initialResumeState(config, Math.floor(Date.now() / 1000) - 2, Date.now())
+ */
+export function initialResumeState(config: ResumeConfig, start: number, now: number): ResumeState {
+  return {
+    config,
+    phase: 'live',
+    status: CONNECTING,
+    watermark: start,
+    gapFrom: undefined,
+    nextGap: undefined,
+    sweepFrom: start,
+    running: undefined,
+    firstOpen: 'unseen',
+    polling: false,
+    closedForGood: false,
+    failures: 0,
+    downSince: now,
+    armed: 0,
+  }
+}
+
+type Draft = { -readonly [K in keyof ResumeState]: ResumeState[K] }
+
+/**
+ * Every decision of a resume stream (docs/architecture.md, "Resume"), as one pure function: the next
+ * state and what to do, in order. It reads nothing but its arguments and changes neither; the stream
+ * runs the effects (holdback, timers, history, checkpoint, events), and what they observe comes back
+ * as events.
+ *
+ * @example
+ * const { state: next, effects } = reduceResume(state, { type: 'status', status: 'open', clientClosed: false, oldestHeld: undefined, now: Date.now() })
+ */
+export function reduceResume(state: ResumeState, event: ResumeEvent): { state: ResumeState; effects: readonly ResumeEffect[] } {
+  if (state.phase === 'disposed') return { state, effects: NONE }
+  // The hot path: a live frame changes nothing the stream decides from.
+  if (event.type === 'frame') return { state, effects: PUSH }
+  if (event.type === 'delivered' && event.modifyTime <= state.watermark) return { state, effects: NONE }
+  const s: Draft = { ...state }
+  const fx: ResumeEffect[] = []
+  step(s, event, fx)
+  return { state: s, effects: fx }
+}
+
+function step(s: Draft, event: Exclude<ResumeEvent, { type: 'frame' }>, fx: ResumeEffect[]): void {
+  const { config } = s
+  switch (event.type) {
+    case 'start':
+      if (config.since !== undefined) startFrom(s, config.since, fx)
+      else if (config.checkpoint) {
+        // Live frames wait for the position (a store that answers at once ends this phase at once).
+        s.phase = 'reading-checkpoint'
+        fx.push(HOLD, { type: 'read-checkpoint' })
+      }
+      return
+    case 'checkpoint':
+      if (s.phase !== 'reading-checkpoint') return
+      s.phase = 'live'
+      if (event.since !== undefined) startFrom(s, s.gapFrom === undefined ? event.since : Math.min(s.gapFrom, event.since), fx)
+      else if (s.gapFrom === undefined) fx.push(RELEASE)
+      else afterHold(s, fx)
+      return
+    case 'delivered':
+      s.watermark = event.modifyTime
+      // Memory bounded by time: de-duplication forgets what no later backfill can return again.
+      fx.push({ type: 'moved', floor: floorOf(s) }, SCHEDULE)
+      return
+    case 'status':
+      onStatus(s, event, fx)
+      return
+    case 'backfilled':
+      onBackfilled(s, event, fx)
+      return
+    case 'backfill-failed': {
+      s.running = undefined
+      // The gap that opened meanwhile is later than the one this attempt was for: the retry covers both.
+      s.nextGap = undefined
+      // Live frames flow at once; the retry still starts from the same gap.
+      s.phase = 'live'
+      fx.push(FAILED, RELEASE)
+      const delay = Math.max(backoffDelay(s.failures++, event.backoff, () => event.jitter), event.retryAfterMs ?? 0)
+      arm(s, 'retry', delay, fx)
+      if (s.polling) armPoll(s, event, fx)
+      return
+    }
+    case 'retry':
+      s.armed &= ~BIT.retry
+      if (s.status.status === 'open') startBackfill(s, fx)
+      return
+    case 'poll':
+      s.armed &= ~BIT.poll
+      if (s.closedForGood && event.clientClosed) {
+        // The client was closed while history was this stream's only source: it ends like the others.
+        s.closedForGood = false
+        complete(s, fx)
+        return
+      }
+      if (s.status.status === 'open') return
+      if (s.running !== undefined) {
+        armPoll(s, event, fx)
+        return
+      }
+      if (!s.polling) {
+        s.polling = true
+        fx.push({ type: 'announce-polling' })
+      }
+      s.gapFrom ??= gapStart(s, event.oldestHeld)
+      startBackfill(s, fx)
+      return
+    case 'sweep':
+      s.armed &= ~BIT.sweep
+      if (s.status.status !== 'open' || s.running !== undefined) {
+        armSweep(s, fx)
+        return
+      }
+      s.gapFrom ??= s.sweepFrom
+      startBackfill(s, fx)
+      return
+    case 'complete':
+      // Refused for good, with `poll.whenClosed`: history stays the source until the app lets go.
+      if (!s.closedForGood) complete(s, fx)
+      return
+    case 'dispose':
+      // The last position is written while what is held still counts: a reload must backfill it.
+      fx.push({ type: 'close-checkpoint' }, { type: 'discard' })
+      abort(s, fx)
+      end(s, fx)
+      return
+  }
+}
+
+function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx: ResumeEffect[]): void {
+  const { status } = event.event
+  if (status === 'open') disarm(s, 'poll', fx)
+  if (status === 'open' && s.polling) {
+    // The socket is back: polling stops (the reconnect backfill closes what is left of the gap).
+    s.polling = false
+    fx.push({ type: 'forward', polling: false })
+  } else fx.push({ type: 'forward', polling: s.polling ? true : undefined })
+  if (s.status.status === 'open' && status !== 'open') s.downSince = event.now
+  s.status = event.event
+  if (status === 'connecting' || status === 'reconnecting') armPoll(s, event, fx)
+  if (status === 'connecting' && s.firstOpen === 'unseen') {
+    s.firstOpen = 'dialing'
+    // Its gap (from subscribing) is open until the first open: written within a second, like a drop's.
+    fx.push(SCHEDULE)
+  }
+  if (status === 'reconnecting') {
+    // A gap opens here, also before the first open: the stream's position began when it was
+    // subscribed (the watermark starts there), so what the server stored meanwhile is backfilled.
+    const start = gapStart(s, event.oldestHeld)
+    if (s.running !== undefined) {
+      // The running backfill goes on (history does not need the socket): throwing its progress away
+      // on every drop would leave a stream that drops faster than one round trip holding for ever.
+      s.nextGap = s.nextGap === undefined ? start : Math.min(s.nextGap, start)
+      fx.push({ type: 'split' })
+    } else s.gapFrom = s.gapFrom === undefined ? start : Math.min(s.gapFrom, start)
+    // The position may have moved back to the gap: written within a second (a tab killed now still
+    // resumes from it). Live frames keep waiting: released now they would sort before older
+    // transitions the next backfill finds.
+    fx.push(SCHEDULE, HOLD)
+    disarm(s, 'retry', fx)
+    disarm(s, 'sweep', fx)
+    if (s.phase === 'live') s.phase = 'holding'
+  } else if (status === 'open') {
+    // Subscribed while the socket was still dialing: what was stored until it opened is a gap like any
+    // other, from the stream's position (its start, `since` or checkpoint). One that joined an open socket has none.
+    if (s.firstOpen === 'dialing' && s.gapFrom === undefined && s.phase !== 'reading-checkpoint') s.gapFrom = gapStart(s, event.oldestHeld)
+    s.firstOpen = 'opened'
+    // A backfill still running starts the next one when it ends.
+    if (s.gapFrom !== undefined && s.phase !== 'reading-checkpoint') startBackfill(s, fx)
+    armSweep(s, fx)
+  } else if (status === 'closed') {
+    if (s.config.poll?.whenClosed && event.event.closeReason !== 'client closed') {
+      // Refused for good, but history answers: keep it as the source.
+      s.closedForGood = true
+      s.gapFrom ??= gapStart(s, event.oldestHeld)
+      armPoll(s, event, fx)
+      return
+    }
+    disarm(s, 'poll', fx)
+    abort(s, fx)
+    fx.push(RELEASE)
+    if (s.phase !== 'reading-checkpoint') s.phase = 'live'
+    fx.push({ type: 'write-checkpoint' })
+  }
+}
+
+function onBackfilled(s: Draft, event: Extract<ResumeEvent, { type: 'backfilled' }>, fx: ResumeEffect[]): void {
+  const { since } = event
+  s.running = undefined
+  s.failures = 0
+  if (s.gapFrom === since) s.gapFrom = s.nextGap
+  else if (s.nextGap !== undefined) s.gapFrom = Math.min(s.gapFrom ?? s.nextGap, s.nextGap)
+  // With another gap open (the socket dropped under this backfill), merge delivers what this one
+  // covers and keeps holding the rest for the next.
+  s.phase = s.nextGap === undefined ? 'live' : 'holding'
+  s.nextGap = undefined
+  fx.push(MERGE)
+  if (s.polling && s.status.status !== 'open') {
+    // History answered up to about now; the socket is still down, so a gap stays open from where this poll started.
+    s.gapFrom = s.gapFrom === undefined ? s.sweepFrom : Math.min(s.gapFrom, s.sweepFrom)
+    armPoll(s, event, fx)
+  }
+  if (s.gapFrom !== undefined && s.status.status === 'open') startBackfill(s, fx)
+  armSweep(s, fx)
+}
+
+/** After a position is known: backfill now when subscribed, else hold until the socket is. */
+function afterHold(s: Draft, fx: ResumeEffect[]): void {
+  if (s.status.status === 'open') startBackfill(s, fx)
+  else s.phase = 'holding'
+}
+
+/**
+ * First load from a known position: hold live frames and backfill as soon as the socket is
+ * subscribed (at once when it already is). History is read only after the live subscription is in
+ * place, so nothing published in between falls into neither.
+ */
+function startFrom(s: Draft, since: number, fx: ResumeEffect[]): void {
+  s.gapFrom = since
+  s.watermark = Math.max(s.watermark, since)
+  s.sweepFrom = since
+  fx.push(HOLD)
+  afterHold(s, fx)
+}
+
+function startBackfill(s: Draft, fx: ResumeEffect[]): void {
+  if (s.running !== undefined || s.gapFrom === undefined) return
+  s.running = s.gapFrom
+  s.phase = 'backfilling'
+  s.sweepFrom = s.watermark
+  fx.push(HOLD, { type: 'backfill', since: s.gapFrom })
+}
+
+function complete(s: Draft, fx: ResumeEffect[]): void {
+  abort(s, fx)
+  fx.push(RELEASE)
+  end(s, fx)
+  fx.push({ type: 'complete' })
+}
+
+/** Stops the running attempt and any pending retry; what is held stays held. */
+function abort(s: Draft, fx: ResumeEffect[]): void {
+  if (s.running !== undefined) fx.push({ type: 'abort' })
+  s.running = undefined
+  disarm(s, 'retry', fx)
+}
+
+function end(s: Draft, fx: ResumeEffect[]): void {
+  s.phase = 'disposed'
+  disarm(s, 'sweep', fx)
+  disarm(s, 'poll', fx)
+  fx.push({ type: 'close-checkpoint' })
+}
+
+const BIT: Readonly<Record<TimerName, number>> = { retry: 1, sweep: 2, poll: 4 }
+
+/**
+ * Whether a stream's timer is armed.
+ *
+ * @example
+ * if (!isArmed(state, 'poll')) console.log('not polling on a timer')
+ */
+export function isArmed(s: ResumeState, timer: TimerName): boolean {
+  return (s.armed & BIT[timer]) !== 0
+}
+
+function arm(s: Draft, timer: TimerName, ms: number, fx: ResumeEffect[]): void {
+  s.armed |= BIT[timer]
+  fx.push({ type: 'arm', timer, ms })
+}
+
+function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
+  if (!isArmed(s, timer)) return
+  s.armed &= ~BIT[timer]
+  fx.push({ type: 'disarm', timer })
+}
+
+/** `sweepIntervalMs`: re-run the backfill on a timer while connected, for feeds that lose frames on a healthy socket. */
+function armSweep(s: Draft, fx: ResumeEffect[]): void {
+  const every = s.config.sweepIntervalMs
+  if (every && !isArmed(s, 'sweep') && s.status.status === 'open') arm(s, 'sweep', every, fx)
+}
+
+/**
+ * `resume.poll`: while the socket is not open, history is read `afterMs` after it went down, then every
+ * `intervalMs` (faster while a quote is mid-transition), through the backfill path.
+ */
+function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly unsettled: boolean }, fx: ResumeEffect[]): void {
+  const poll = s.config.poll
+  if (!poll || isArmed(s, 'poll') || s.phase === 'disposed') return
+  if (s.status.status === 'open' || (s.status.status === 'closed' && !s.closedForGood)) return
+  const wait = s.polling ? (unsettled ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs) : Math.max(0, poll.afterMs - (now - s.downSince))
+  arm(s, 'poll', wait, fx)
+}
+
+/**
+ * Where a gap opening now starts: the watermark (the subscription's start while nothing was
+ * delivered), or earlier when frames are held whose server time is earlier (a server clock behind
+ * this machine's).
+ */
+function gapStart(s: ResumeState, oldestHeld: number | undefined): number {
+  return oldestHeld === undefined ? s.watermark : Math.min(s.watermark, oldestHeld)
+}
+
+/**
+ * The oldest position a later backfill (a gap, the next one, a sweep) may start from: de-duplication
+ * must remember everything since.
+ *
+ * @example
+ * holdback.forget(floorOf(state))
+ */
+export function floorOf(s: ResumeState): number {
+  let floor = s.watermark
+  if (s.gapFrom !== undefined) floor = Math.min(floor, s.gapFrom)
+  if (s.nextGap !== undefined) floor = Math.min(floor, s.nextGap)
+  if (s.config.sweepIntervalMs) floor = Math.min(floor, s.sweepFrom)
+  return floor
+}
+
+/**
+ * The position a resume would be complete from: never later than the start of a gap no backfill
+ * covered yet, nor than a frame received but not delivered (a reload then backfills them:
+ * at-least-once, never a hole), else the watermark. A stream with no gap, nothing held and nothing
+ * delivered has no position (the store is left alone).
+ *
+ * @example
+ * const since = positionOf(state, holdback.oldestHeld(), holdback.delivered)
+ */
+export function positionOf(s: ResumeState, oldestHeld: number | undefined, delivered: boolean): number | undefined {
+  const candidates: number[] = []
+  // Subscribed while the socket dials and not open yet: the gap from subscribing is open.
+  if (s.firstOpen === 'dialing') candidates.push(gapStart(s, oldestHeld))
+  if (s.gapFrom !== undefined) candidates.push(s.gapFrom)
+  if (s.nextGap !== undefined) candidates.push(s.nextGap)
+  if (oldestHeld !== undefined) candidates.push(oldestHeld)
+  if (candidates.length === 0 && !delivered) return undefined
+  candidates.push(s.watermark)
+  return Math.min(...candidates)
+}
