@@ -28,7 +28,11 @@ export interface CloseVerdict {
 /** Closes that mean "your credentials": one re-dial at once with fresh ones, then `UNAUTHORIZED`. */
 const AUTH_CLOSES: Readonly<Record<number, string>> = { 1008: 'policy violation', 4001: 'unauthorized', 4003: 'forbidden' }
 
-/** The default of `reconnect.shouldRetry`: everything but policy violation (1008) and unsupported data (1003). */
+/**
+ * The default of `reconnect.shouldRetry`: everything but policy violation (1008) and unsupported data
+ * (1003). 1008 is answered before `shouldRetry` is asked (a refusal of the credentials), so it is
+ * listed for what the option says, not because this function sees it.
+ */
 export const retryAllButRefusals = (close: SocketClose): boolean => close.code !== 1008 && close.code !== 1003
 
 const MEANING: Record<number, string> = { 1003: 'unsupported data', 1008: 'policy violation', 1009: 'message too big', 1011: 'server error' }
@@ -71,11 +75,8 @@ export function classifyClose(
       oversize: false,
       error: socketError(
         `${context.url} closed the socket with ${named}; not retried (reconnect.shouldRetry), so its streams end with status closed. ` +
-          (close.code === 1008
-            ? 'The server refused this client: check credentials, origin and the configured channel or account.'
-            : close.code === 1003
-              ? 'The server did not accept what this client sent: check the protocol configured for this solver.'
-              : 'Subscribe again when the cause is fixed.'),
+          // 1008 never gets here: it is a refusal of the credentials, handled above.
+          (close.code === 1003 ? 'The server did not accept what this client sent: check the protocol configured for this solver.' : 'Subscribe again when the cause is fixed.'),
       ),
     }
   }
