@@ -7,6 +7,7 @@ import { accountKey } from '../src/accountKeys.js'
 import { addAccounts, removeAccounts } from '../src/accountsAdmin.js'
 import { dedupeKey } from '../src/AccountRelay.js'
 import { startRelay } from '../src/startRelay.js'
+import { controlPlaneBench } from './controlPlane.js'
 import { scaleBench } from './scale.js'
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
@@ -27,6 +28,8 @@ async function until(test: () => boolean, timeoutMs = 300_000): Promise<void> {
  * four relay processes, 22,000 accounts, one killed.
  */
 async function main(): Promise<void> {
+  // The partitioned control plane, simulated (no sockets): seconds, so it runs in full everywhere.
+  if (!controlPlaneBench()) process.exitCode = 1
   const nats = await startNats()
   const sim = await startRemoteSimulator('rasa')
   const accounts = Array.from({ length: 100 }, (_, i) => address(i))
