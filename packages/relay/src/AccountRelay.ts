@@ -79,6 +79,8 @@ export class AccountRelay {
       protocolOf: (watched: WatchedAccount) => string
       /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
       streamLost: () => Promise<boolean>
+      /** true once this relay may no longer hold the account's partition: no checkpoint is written then (the next owner's would be overwritten) */
+      fenced?: () => boolean
     },
     private readonly start: Checkpoint,
   ) {
@@ -204,6 +206,7 @@ export class AccountRelay {
   }
 
   private async writeCheckpoint(): Promise<void> {
+    if (this.ctx.fenced?.()) return
     const since = this.position()
     const value: Checkpoint = { since, ids: since === this.acked ? [...this.ackedIds] : [] }
     const text = JSON.stringify(value)

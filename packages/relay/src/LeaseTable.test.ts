@@ -12,10 +12,10 @@ it.skipIf(!natsAvailable)('a renewal that landed without its answer is still our
   const table = new LeaseTable(kv, 'me', 15_000)
   const taken = (await table.take('k1'))!
   // Our previous renewal was stored, but its answer never came back (a timeout under load).
-  const landed = await kv.update('leases.k1', JSON.stringify({ owner: 'me', expires: Date.now() + 15_000 }), taken.revision)
+  const landed = await kv.update('partitions.k1', JSON.stringify({ owner: 'me', expires: Date.now() + 15_000 }), taken.revision)
   expect(await table.renew('k1', taken.revision)).toBe(landed)
   // Another relay took it over: lost.
-  const theirs = await kv.update('leases.k1', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }), landed)
+  const theirs = await kv.update('partitions.k1', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }), landed)
   expect(await table.renew('k1', landed)).toBe('lost')
   expect(theirs).toBeGreaterThan(landed)
   await nc.close()

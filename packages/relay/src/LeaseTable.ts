@@ -7,8 +7,9 @@ interface Lease {
 }
 
 /**
- * The leases of every account (`leases.<key>` in the leases bucket): who holds each, until when, at
- * which revision. Taking, renewing and giving back go by revision, so two relays never both hold one.
+ * Leases of one kind in the leases bucket (`<prefix>.<key>`: `partitions.<n>`): who holds each, until
+ * when, at which revision. Taking, renewing and giving back go by revision, so two relays never both
+ * hold one.
  */
 export class LeaseTable {
   private readonly leases = new Map<string, Lease>()
@@ -17,9 +18,10 @@ export class LeaseTable {
     private readonly kv: KV,
     private readonly owner: string,
     private readonly ttlMs: number,
+    private readonly prefix = 'partitions',
   ) {}
 
-  /** A lease entry changed (`leases.<key>`, the prefix removed). */
+  /** A lease entry changed (`<prefix>.<key>`, the prefix removed). */
   onEntry(key: string, e: KvEntry): void {
     if (e.operation !== 'PUT') {
       this.leases.delete(key)
@@ -41,11 +43,17 @@ export class LeaseTable {
     const current = this.leases.get(key)
     if (current && current.owner !== this.owner && current.expires > Date.now()) return undefined
     try {
-      const revision = current ? await this.kv.update(`leases.${key}`, this.value(), current.revision) : await this.kv.create(`leases.${key}`, this.value())
+      const revision = current ? await this.kv.update(`${this.prefix}.${key}`, this.value(), current.revision) : await this.kv.create(`${this.prefix}.${key}`, this.value())
       return { revision, from: current && current.owner !== this.owner ? current.owner : undefined }
     } catch {
       return undefined // someone else got it first, or our view was stale: the next tick looks again
     }
+  }
+
+  /** Who holds `key` unexpired (this relay included); undefined when nobody does. */
+  ownerOf(key: string, now = Date.now()): string | undefined {
+    const lease = this.leases.get(key)
+    return lease && lease.expires > now ? lease.owner : undefined
   }
 
   /** When another relay's lease of `key` runs out; undefined when nobody else holds it. */
@@ -61,13 +69,13 @@ export class LeaseTable {
    */
   async renew(key: string, revision: number): Promise<number | 'lost' | 'unknown'> {
     try {
-      return await this.kv.update(`leases.${key}`, this.value(), revision)
+      return await this.kv.update(`${this.prefix}.${key}`, this.value(), revision)
     } catch (error) {
       if (!/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) return 'unknown'
       // The revision moved. A renewal of ours that timed out but was stored moves it too, and this
       // relay's watch may not have seen it yet: the entry itself says whose the lease is.
       try {
-        const entry = await this.kv.get(`leases.${key}`)
+        const entry = await this.kv.get(`${this.prefix}.${key}`)
         if (entry?.operation !== 'PUT') return 'lost'
         return entry.json<{ owner?: string }>().owner === this.owner ? entry.revision : 'lost'
       } catch {
@@ -78,7 +86,7 @@ export class LeaseTable {
 
   /** Gives a lease back, only if it is still this relay's. */
   async giveBack(key: string, revision: number): Promise<void> {
-    await this.kv.delete(`leases.${key}`, { previousSeq: revision }).catch(() => {})
+    await this.kv.delete(`${this.prefix}.${key}`, { previousSeq: revision }).catch(() => {})
   }
 
   private value(): string {

@@ -1,13 +1,22 @@
 import type { KV, KvEntry } from '@nats-io/kv'
 import { RelayError } from './RelayError.js'
-import type { Member } from './rendezvous.js'
+
+/** One live relay as the assignment sees it. */
+export interface Member {
+  id: string
+  /** accounts it may hold at most */
+  maxAccounts: number
+}
+
+/** The ownership layout this relay speaks: 2 = partition leases (1 = a lease per account). */
+export const LAYOUT = 2
 
 /**
  * The relays that are alive, from the heartbeats every relay writes as `instances.<id>` into the
  * leases bucket (its capacity and an expiry). Every relay computes the same assignment from it.
  */
 export class Membership {
-  private readonly members = new Map<string, { maxAccounts: number; expires: number }>()
+  private readonly members = new Map<string, { maxAccounts: number; expires: number; layout: number }>()
 
   constructor(
     private readonly kv: KV,
@@ -23,8 +32,8 @@ export class Membership {
       return
     }
     try {
-      const v = e.json<{ expires?: number; maxAccounts?: number }>()
-      this.members.set(member, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: v.expires ?? 0 })
+      const v = e.json<{ expires?: number; maxAccounts?: number; layout?: number }>()
+      this.members.set(member, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: v.expires ?? 0, layout: v.layout ?? 1 })
     } catch {
       this.members.delete(member)
     }
@@ -32,14 +41,38 @@ export class Membership {
 
   /** Writes this relay's heartbeat. */
   async beat(): Promise<void> {
-    await this.kv.put(`instances.${this.id}`, JSON.stringify({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs }))
+    await this.kv.put(`instances.${this.id}`, JSON.stringify({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs, layout: LAYOUT }))
   }
 
-  /** The live members, this relay first. */
+  /** The live members of this layout, this relay first (a relay of another layout is refused at start, see {@link refuseOtherLayouts}). */
   live(now = Date.now()): Member[] {
     const live: Member[] = [{ id: this.id, maxAccounts: this.maxAccounts }]
-    for (const [member, m] of this.members) if (member !== this.id && m.expires > now) live.push({ id: member, maxAccounts: m.maxAccounts })
+    for (const [member, m] of this.members) if (member !== this.id && m.expires > now && m.layout === LAYOUT) live.push({ id: member, maxAccounts: m.maxAccounts })
     return live
+  }
+
+  /**
+   * Refuses to start next to a live relay of the per-account layout (v1): the two would each think
+   * they own the same accounts. Read straight from the bucket, before this relay writes anything.
+   */
+  async refuseOtherLayouts(now = Date.now()): Promise<void> {
+    const old: string[] = []
+    for await (const key of await this.kv.keys('instances.>')) {
+      const entry = await this.kv.get(key)
+      if (entry?.operation !== 'PUT') continue
+      try {
+        const v = entry.json<{ expires?: number; layout?: number }>()
+        if ((v.layout ?? 1) !== LAYOUT && Number(v.expires) > now) old.push(key.slice('instances.'.length))
+      } catch {
+        // not a heartbeat this relay can read: ignored
+      }
+    }
+    if (old.length > 0) {
+      throw new RelayError(
+        'LAYOUT',
+        `Relays of the per-account layout are running (${old.join(', ')}): this relay leases partitions and would own the same accounts twice. Drain them first (SIGTERM), then start this one; their checkpoints are read as they are.`,
+      )
+    }
   }
 
   /** When the next other member's heartbeat runs out (it stopped beating, or beats again before): undefined when none is due. */

@@ -21,6 +21,8 @@ export type RelayErrorCode =
   | 'JETSTREAM'
   /** another relay is running with the same instance id (its heartbeat is fresh) */
   | 'INSTANCE_CONFLICT'
+  /** relays of another ownership layout are running, or the deployment's partitions differ from the ones asked */
+  | 'LAYOUT'
 
 /**
  * A typed relay error: a code and a message that says how to fix it.

@@ -14,7 +14,7 @@ const USAGE = `usage:
   solver-relay check --config solvers.json --nats nats://host:4222         validate, connect, create the stream and buckets; exit 0
   solver-relay accounts add|remove|list [KEY…] --nats URL [--since UNIX_SECONDS]
 KEY is <chainId>.<solverId>.<lowercase account>.
-relay options: --max-accounts N  --lease-ttl-ms N  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
+relay options: --max-accounts N  --lease-ttl-ms N  --partitions N (1024; fixed per deployment)  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
   --http [HOST:PORT] (/healthz /readyz /metrics; ${DEFAULT_HTTP} without a value)  --log-format json|pretty  --log-level trace|debug|info|warn|error
   --shutdown-timeout-ms N (20000)
 NATS options (every command): --nats-token T | --nats-user U --nats-password P | --nats-creds FILE; --tls-ca FILE --tls-cert FILE --tls-key FILE
@@ -34,6 +34,7 @@ const OPTIONS = {
   'tls-key': { type: 'string' },
   'max-accounts': { type: 'string' },
   'lease-ttl-ms': { type: 'string' },
+  partitions: { type: 'string' },
   'instance-id': { type: 'string' },
   stream: { type: 'string' },
   'subject-prefix': { type: 'string' },
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
   if (!values.config) fail(`--config solvers.json is required (the createConfig input as JSON; or ${envName('config')})`)
   const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
   const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
+  const partitions = positiveInt('partitions', values.partitions)
   const shutdownTimeoutMs = positiveInt('shutdown-timeout-ms', values['shutdown-timeout-ms']) ?? 20_000
   const format = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json')
   if (format !== 'json' && format !== 'pretty') fail(`--log-format must be json or pretty, got ${format}`)
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
 
   const instanceId = values['instance-id'] ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const logger = createRelayLogger({ instance: instanceId, format, level: level as LogLevel })
-  const relay = await startRelay({ config: config as never, nats, maxAccounts, leaseTtlMs, instanceId, stream, subjectPrefix, logger, http: values.http })
+  const relay = await startRelay({ config: config as never, nats, maxAccounts, leaseTtlMs, partitions, instanceId, stream, subjectPrefix, logger, http: values.http })
   // The numbers are on /metrics; a line now and then shows a person at the terminal that it works.
   const report = setInterval(() => logger.info(relay.stats(), 'stats'), 10_000)
   let stopping = false

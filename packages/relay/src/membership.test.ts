@@ -3,7 +3,6 @@ import { observe, spawnRelay, startSolvers, stopRelay, until } from '../test/clu
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts, removeAccounts } from './accountsAdmin.js'
-import { assign } from './rendezvous.js'
 import { startRelay } from './startRelay.js'
 
 const LEASE_TTL_MS = 2_000
@@ -38,13 +37,11 @@ it.skipIf(!natsAvailable)('a 4th relay joining takes its share with no duplicate
   for (const a of accounts.slice(40)) opened.set(a, (await solvers.enigma.instantOpen(a)).quoteId)
   await until(async () => [...(await obs.owners()).values()].includes('m4'), 'the 4th relay to own accounts')
   for (const quoteId of opened.values()) await solvers.enigma.closeRequest(quoteId)
-  // Settled when the owners are exactly what rendezvous hashing gives 4 relays.
-  const plan = assign(keys, ['m1', 'm2', 'm3', 'm4'].map((id) => ({ id, maxAccounts: Number.MAX_SAFE_INTEGER })))
+  // Settled when every account is owned and the 4th relay holds its share (about a quarter of the partitions).
   await until(async () => {
     const owners = await obs.owners()
-    return owners.size === 80 && keys.every((k) => owners.get(k) === plan.get(k))
-  }, 'the spread rendezvous hashing gives 4 relays')
-  expect([...plan.values()].filter((o) => o === 'm4').length).toBeGreaterThan(8)
+    return owners.size === 80 && [...owners.values()].filter((o) => o === 'm4').length >= 5
+  }, 'the 4th relay to hold its share')
 
   const frames = solvers.enigma.documents().map((d) => (d.data as { id: string }).id)
   expect(frames).toHaveLength(480)

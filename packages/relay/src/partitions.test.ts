@@ -57,7 +57,7 @@ describe('assignPartitions', () => {
         const newCap = Math.max(Math.ceil(partitions / (n + 1)), Math.floor((1.2 * partitions) / (n + 1)))
         const overCap = new Set(live.map((m) => m.id).filter((id) => before.filter((o) => o === id).length > newCap))
         expect(movedOnJoin.filter((p) => joined[p] !== 'newcomer' && !overCap.has(before[p]!))).toEqual([])
-        expect(movedOnJoin.length).toBeGreaterThanOrEqual(Math.ceil(Math.floor(partitions / (n + 1)) / 2))
+        expect(movedOnJoin.length).toBeGreaterThanOrEqual(Math.floor(0.7 * Math.floor(partitions / (n + 1))))
         expect(movedOnJoin.length).toBeLessThanOrEqual(Math.ceil(partitions / (n + 1)) + 1)
         const counts = [...new Set(joined)].map((id) => joined.filter((o) => o === id).length)
         expect(Math.max(...counts)).toBeLessThanOrEqual(Math.max(Math.ceil(partitions / (n + 1)), Math.floor((1.2 * partitions) / (n + 1))))

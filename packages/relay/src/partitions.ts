@@ -57,11 +57,13 @@ export interface PartitionPlan {
  * 2. a partition without a live owner (its owner left or died, or it never had one) goes to the
  *    least loaded member with room (among equals, the one scoring highest for it), so no member
  *    holds more than 1.2 × the mean (or the mean rounded up, when partitions are few per member);
- * 3. a member holding less than half the mean (it just joined) claims the partitions it scores
- *    highest for among all members, up to the mean, from owners holding more than it: about `1/n` of
+ * 3. a member holding less than the mean minus one (it just joined) claims the partitions it scores
+ *    highest for among all members, up to the mean, from owners holding at least the mean and more
+ *    than it (so no donor falls below the mean minus one and starts claiming itself): about `1/n` of
  *    them, the share rendezvous hashing gives it; released, they are orphans that rule 2 gives to
  *    the least loaded member, which is the newcomer (while donors release them one by one, it stays
- *    below half the mean and keeps claiming).
+ *    below the mean and keeps claiming). After a leave nobody is that far below the new mean: rule 2
+ *    gave the leaver's partitions to the least loaded, so a leave moves nothing else.
  *
  * Before rule 2, a member above its cap (caps shrink when a member joins) sheds the partitions it
  * scores lowest for, and rule 2 places them (with the newcomer, the least loaded).
@@ -118,10 +120,10 @@ export function assignPartitions(partitions: number, members: readonly Partition
     ownerIndex[p] = chosen
     count[chosen]!++
   }
-  // Rule 3: a member with less than half the mean claims what it wins outright, from richer owners, up to the mean.
+  // Rule 3: a member more than one below the mean claims what it wins outright, from richer owners, up to the mean.
   const mean = Math.floor(partitions / n)
   for (let i = 0; i < n; i++) {
-    if (count[i]! >= Math.ceil(mean / 2)) continue
+    if (count[i]! >= mean - 1) continue
     const wins: number[] = []
     for (let p = 0; p < partitions; p++) {
       const owner = ownerIndex[p]!
@@ -133,7 +135,8 @@ export function assignPartitions(partitions: number, members: readonly Partition
       let pick = -1
       for (const p of wins) {
         const owner = ownerIndex[p]!
-        if (owner === i || count[owner]! <= count[i]! + 1) continue
+        // A donor stays at the mean minus one at least (so it never becomes a claimant itself) and richer than the claimant.
+        if (owner === i || count[owner]! < mean || count[owner]! <= count[i]! + 1) continue
         if (pick < 0) pick = p
         else {
           const current = ownerIndex[pick]!

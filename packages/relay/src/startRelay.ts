@@ -20,10 +20,10 @@ import { RelayMetrics } from './RelayMetrics.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { type Readiness, startOpsServer } from './opsServer.js'
 import type { Registry } from 'prom-client'
-import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
+import { LEASES_BUCKET, checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
 import { LeaseTable } from './LeaseTable.js'
-import { Membership } from './Membership.js'
-import { assign } from './rendezvous.js'
+import { LAYOUT, Membership } from './Membership.js'
+import { DEFAULT_PARTITIONS, assignPartitions, partitionOf } from './partitions.js'
 import { WorkerPool } from './WorkerPool.js'
 
 /**
@@ -42,6 +42,12 @@ export interface RelayOptions {
   maxAccounts?: number | undefined
   /** how long a lease outlives its last renewal: a dead relay's accounts move after this (15,000) */
   leaseTtlMs?: number | undefined
+  /**
+   * partitions of the deployment (1,024): accounts belong to one by a hash of their key, and relays
+   * lease partitions, not accounts. Fixed for a deployment's life: the first relay stores it, and a
+   * relay asking for another count is told (logged) and uses the stored one.
+   */
+  partitions?: number | undefined
   /** the JetStream stream (`SOLVER_NOTIFICATIONS`) */
   stream?: string | undefined
   /** subjects are `<subjectPrefix>.<chainId>.<solverId>.<lowercase account>` (`solver.notifications`) */
@@ -119,9 +125,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const { jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
   const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
-  const leases = new LeaseTable(leasesKv, id, leaseTtlMs)
+  const leases = new LeaseTable(leasesKv, id, leaseTtlMs, 'partitions')
+  let partitions: number
   try {
+    await membership.refuseOtherLayouts()
     await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
+    partitions = await deploymentPartitions(leasesKv, options.partitions, logger)
   } catch (error) {
     if (ownsNc) await nc.close()
     throw error
@@ -145,18 +154,34 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     return recovering
   }
   const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, ...options.client, config })
-  const wanted = new Map<string, { watched: WatchedAccount; since: number }>()
-  const held = new Map<string, { revision: number; relay: AccountRelay | undefined }>()
+  /** every watched account, and the accounts of each partition */
+  const wanted = new Map<string, { watched: WatchedAccount; since: number; partition: number }>()
+  const byPartition = new Map<number, Set<string>>()
+  /** the partitions this relay leases: the revision it holds, until when a renewal confirmed it, and whether it is being handed over */
+  const held = new Map<number, { revision: number; confirmedUntil: number; releasing: boolean }>()
+  /** the accounts this relay watches (opening, or open) */
+  const open = new Map<string, { relay: AccountRelay | undefined }>()
   let closed = false
   let draining: Promise<void> | undefined
+  /** set the moment a drain starts: nothing new is opened or taken from then on */
+  let handingOver = false
   let natsConnected = true
   let joined = false
   const pending = () => {
     let n = 0
-    for (const slot of held.values()) n += slot.relay?.inFlight ?? 0
+    for (const slot of open.values()) n += slot.relay?.inFlight ?? 0
     return n
   }
-  const metrics = new RelayMetrics({ owned: () => held.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
+  const isMine = (partition: number) => {
+    const lease = held.get(partition)
+    return lease !== undefined && !lease.releasing
+  }
+  const ownedAccounts = () => {
+    const keys: string[] = []
+    for (const [partition, lease] of held) if (!lease.releasing) for (const key of byPartition.get(partition) ?? []) keys.push(key)
+    return keys
+  }
+  const metrics = new RelayMetrics({ owned: () => open.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
   const protocolOf = (w: WatchedAccount) => {
     try {
       return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
@@ -164,11 +189,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return 'unknown'
     }
   }
-  const workers = new WorkerPool(CONCURRENCY, () => closed || draining !== undefined)
+  /** Opening accounts (their first backfills): bounded, and stopped by a drain. */
+  const workers = new WorkerPool(CONCURRENCY, () => closed || handingOver)
+  /** Handing accounts over: bounded, and never stopped (a drain is made of them). */
+  const handovers = new WorkerPool(CONCURRENCY, () => false)
 
   const onAccount = (e: KvEntry) => {
+    const before = wanted.get(e.key)
     if (e.operation !== 'PUT') {
-      wanted.delete(e.key)
+      if (before) {
+        wanted.delete(e.key)
+        byPartition.get(before.partition)?.delete(e.key)
+        if (isMine(before.partition)) reconcileSoon()
+      }
       return
     }
     let watched: WatchedAccount
@@ -189,14 +222,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     } catch {
       logger.warn({ account: e.key }, `account ${e.key}: value is not JSON; using {}`)
     }
-    wanted.set(e.key, { watched, since })
+    const partition = partitionOf(e.key, partitions)
+    wanted.set(e.key, { watched, since, partition })
+    let members = byPartition.get(partition)
+    if (!members) byPartition.set(partition, (members = new Set()))
+    members.add(e.key)
+    if (isMine(partition) && !open.has(e.key)) reconcileSoon()
   }
-  // One bucket, two tables: heartbeats (`instances.<id>`) and leases (`leases.<key>`).
+  // One bucket, two tables: heartbeats (`instances.<id>`) and partition leases (`partitions.<n>`).
   const onLease = (e: KvEntry) => {
     const [kind, ...rest] = e.key.split('.')
     const key = rest.join('.')
-    if (kind === 'instances') membership.onEntry(key, e)
-    else if (kind === 'leases') leases.onEntry(key, e)
+    if (kind === 'instances') {
+      membership.onEntry(key, e)
+      // A relay that left (drained) said so: look again now, not at the next timed round.
+      if (e.operation !== 'PUT' && key !== id) livenessSoon()
+    } else if (kind === 'partitions') {
+      leases.onEntry(key, e)
+      if (e.operation !== 'PUT' && Number(key) >= 0) livenessSoon()
+    }
   }
   const watches = [await follow(accountsKv, onAccount), await follow(leasesKv, onLease)]
   // A restarted server may have lost the watchers' consumers: follow again on every reconnect.
@@ -214,116 +258,195 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
   })()
 
-  /** What one tick did, logged as counts (5,000 accounts are one line, not 5,000). */
-  let moves = { taken: 0, handedOver: 0, lost: 0, from: new Map<string, number>() }
-  /** Takes the lease of `key` (a KV request): the account is this relay's from here on. */
-  const takeLease = async (key: string, taken: string[]) => {
-    if (!wanted.has(key)) return
-    const lease = await leases.take(key)
-    if (!lease || closed) return
-    held.set(key, { revision: lease.revision, relay: undefined })
-    taken.push(key)
-    if (lease.from) {
-      metrics.takeovers++
-      moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
-      logger.debug({ account: key, from: lease.from }, `took over ${key} from ${lease.from}`)
-    }
-  }
+  /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
+  let moves = { taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map<string, number>() }
 
-  /** Opens a held account from its checkpoint; waits for its first backfill, so history requests stay bounded. */
+  // ---- work: opening and closing accounts, never in the way of liveness ----
+
+  /** Opens an account of a held partition from its checkpoint; waits for its first backfill, so history requests stay bounded. */
   const openAccount = async (key: string) => {
-    const slot = held.get(key)
     const entry = wanted.get(key)
-    if (!slot || slot.relay || !entry || closed || draining !== undefined) return
+    if (!entry || open.has(key) || !isMine(entry.partition) || closed || handingOver) return
+    const slot: { relay: AccountRelay | undefined } = { relay: undefined }
+    open.set(key, slot)
     try {
-      slot.relay = await AccountRelay.open(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost }, entry.since)
-      moves.taken++
+      // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
+      const fenced = () => (held.get(entry.partition)?.confirmedUntil ?? 0) <= Date.now()
+      slot.relay = await AccountRelay.open(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost, fenced }, entry.since)
+      moves.opened++
     } catch (error) {
       metrics.error('WATCH')
       logger.error({ account: key }, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
-      if (held.get(key) === slot) held.delete(key)
-      await leases.giveBack(key, slot.revision)
-    }
-  }
-
-  /**
-   * Every lease first (quick KV requests), then the accounts opened: a dead relay's thousands of
-   * accounts are owned within a round, while their backfills catch up 64 at a time behind checkpoints.
-   */
-  const acquire = async (keys: string[]) => {
-    const taken: string[] = []
-    await workers.run(keys, (key) => takeLease(key, taken))
-    await workers.run(taken, openAccount)
-  }
-
-  const release = async (key: string) => {
-    const slot = held.get(key)
-    if (!slot) return
-    held.delete(key)
-    await slot.relay?.stop()
-    // Given back only if still ours: the next owner resumes from the checkpoint just written.
-    await leases.giveBack(key, slot.revision)
-    metrics.handoffs++
-    moves.handedOver++
-  }
-
-  const renew = async (key: string) => {
-    const slot = held.get(key)
-    if (!slot) return
-    const revision = await leases.renew(key, slot.revision)
-    if (typeof revision === 'number') {
-      slot.revision = revision
+      if (open.get(key) === slot) open.delete(key)
       return
     }
-    // NATS slow or away: still held as far as anyone knows; the lease outlives two missed renewals.
-    if (revision === 'unknown') return
-    // Lost (we were away longer than the lease): another relay owns it now.
-    held.delete(key)
-    metrics.error('LEASE_LOST')
-    moves.lost++
-    logger.warn({ account: key }, `lost the lease of ${key}`)
-    await slot.relay?.stop(0)
+    // Its partition went away while the first backfill ran: let it go again.
+    if (!isMine(entry.partition) || !wanted.has(key)) await closeAccount(key)
   }
 
-  let ticking: Promise<void> | undefined
-  const tick = async () => {
+  /** Stops an account (checkpoint written after what is in flight), or at once (`graceMs` 0) when its lease may be gone. */
+  const closeAccount = async (key: string, graceMs?: number) => {
+    const slot = open.get(key)
+    if (!slot) return
+    open.delete(key)
+    await slot.relay?.stop(graceMs)
+  }
+
+  let reconciling: Promise<void> | undefined
+  let again = false
+  /** Brings the open accounts in line with the held partitions; one run at a time, run again when something changed meanwhile. */
+  const reconcileSoon = () => {
+    if (reconciling) {
+      again = true
+      return
+    }
+    reconciling = (async () => {
+      do {
+        again = false
+        const stale = [...open.keys()].filter((key) => {
+          const entry = wanted.get(key)
+          return !entry || !isMine(entry.partition)
+        })
+        await handovers.run(stale, (key) => closeAccount(key))
+        const missing = ownedAccounts().filter((key) => !open.has(key))
+        await workers.run(missing, openAccount)
+      } while (again && !closed)
+    })()
+      .catch((error: unknown) => logger.warn({}, `accounts not brought in line: ${(error as Error)?.message ?? String(error)}`))
+      .finally(() => {
+        reconciling = undefined
+        reportMoves()
+      })
+  }
+
+  // ---- liveness: heartbeat, renewals and the plan, on their own timer ----
+
+  /** A partition's accounts are stopped at once (no more publishing) and it is forgotten. */
+  const lose = async (partition: number, why: string) => {
+    if (!held.delete(partition)) return
+    metrics.error('LEASE_LOST')
+    moves.lost++
+    logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
+    await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key, 0))
+  }
+
+  const renew = async (partition: number) => {
+    const lease = held.get(partition)
+    if (!lease) return
+    const sent = Date.now()
+    const revision = await leases.renew(String(partition), lease.revision)
+    if (held.get(partition) !== lease) return
+    if (typeof revision === 'number') {
+      lease.revision = revision
+      lease.confirmedUntil = sent + leaseTtlMs - fenceMarginMs
+      return
+    }
+    // NATS slow or away: still held as far as anyone knows, until the lease can have run out.
+    if (revision === 'unknown') return
+    await lose(partition, 'another relay holds it')
+  }
+
+  const releasing = new Map<number, Promise<void>>()
+  /** Hands a partition over: its accounts stopped (checkpoints written), then its lease given back, only if still ours. One run per partition. */
+  const release = (partition: number): Promise<void> => {
+    const running = releasing.get(partition)
+    if (running) return running
+    const lease = held.get(partition)
+    if (!lease) return Promise.resolve()
+    lease.releasing = true
+    const run = (async () => {
+      await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key))
+      if (held.get(partition) !== lease) return
+      held.delete(partition)
+      await leases.giveBack(String(partition), lease.revision)
+      // Counted when accounts moved with it: an empty partition changing hands is not a handover anyone waits for.
+      if ((byPartition.get(partition)?.size ?? 0) > 0) metrics.handoffs++
+      moves.handedOver++
+    })().finally(() => releasing.delete(partition))
+    releasing.set(partition, run)
+    return run
+  }
+
+  const take = async (partition: number) => {
+    const sent = Date.now()
+    const lease = await leases.take(String(partition))
+    if (!lease || closed || handingOver) {
+      if (lease) await leases.giveBack(String(partition), lease.revision)
+      return
+    }
+    held.set(partition, { revision: lease.revision, confirmedUntil: sent + leaseTtlMs - fenceMarginMs, releasing: false })
+    moves.taken++
+    if (lease.from) {
+      if ((byPartition.get(partition)?.size ?? 0) > 0) metrics.takeovers++
+      moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
+    }
+  }
+
+  const liveness = async () => {
     await membership.beat()
     joined = true
-    const plan = assign([...wanted.keys()], membership.live())
-    const toRelease = [...held.keys()].filter((key) => plan.get(key) !== id)
-    const toRenew = [...held.keys()].filter((key) => plan.get(key) === id)
-    const toAcquire = [...plan].filter(([key, owner]) => owner === id && !held.has(key)).map(([key]) => key)
-    await workers.run(toRelease, release)
-    // Side by side: thousands of renewals must not hold up a takeover, nor a takeover the renewals.
-    await Promise.all([workers.run(toRenew, renew), acquire(toAcquire)])
+    const now = Date.now()
+    // Fenced: a partition whose renewal was not confirmed in time stops publishing before anyone else may take it.
+    for (const [partition, lease] of held) if (lease.confirmedUntil <= now) await lose(partition, 'renewal not confirmed in time')
+    await runBounded([...held.keys()], renew)
+    const accountsPerPartition = Math.max(1, wanted.size) / partitions
+    const members = membership.live().map((m) => ({
+      id: m.id,
+      maxPartitions: m.maxAccounts >= Number.MAX_SAFE_INTEGER ? undefined : Math.max(1, Math.floor(m.maxAccounts / accountsPerPartition)),
+    }))
+    const plan = handingOver ? undefined : assignPartitions(partitions, members, (p) => leases.ownerOf(String(p)))
+    const toRelease = [...held.keys()].filter((p) => plan?.owners[p] !== id && !releasing.has(p))
+    const toTake: number[] = []
+    if (plan) for (let p = 0; p < partitions; p++) if (plan.owners[p] === id && !held.has(p)) toTake.push(p)
+    // Handovers run beside the timer (they wait for publishes and checkpoints); takes are quick KV requests.
+    for (const p of toRelease) void release(p).then(reconcileSoon)
+    await runBounded(toTake, take)
+    if (toTake.length > 0 || toRelease.length > 0) reconcileSoon()
     reportMoves()
-    // Accounts still leased by a relay that stopped beating: look again the moment those leases run out.
+    // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.
     let next = membership.nextExpiry()
-    for (const key of toAcquire) if (!held.has(key)) next = Math.min(next ?? Number.POSITIVE_INFINITY, leases.expiryOf(key) ?? Number.POSITIVE_INFINITY)
+    for (const p of toTake) if (!held.has(p)) next = Math.min(next ?? Number.POSITIVE_INFINITY, leases.expiryOf(String(p)) ?? Number.POSITIVE_INFINITY)
     nextExpiry = next
   }
   let nextExpiry: number | undefined
   const reportMoves = () => {
-    const { taken, handedOver, lost, from } = moves
-    moves = { taken: 0, handedOver: 0, lost: 0, from: new Map() }
-    if (from.size > 0) logger.info({ accounts: [...from.values()].reduce((a, b) => a + b, 0), from: Object.fromEntries(from) }, 'took over accounts whose leases expired')
-    if (taken > 0 || handedOver > 0 || lost > 0) logger.info({ taken, handedOver, lost, owned: held.size, accounts: wanted.size, instances: membership.live().length }, 'accounts moved')
+    const { taken, handedOver, lost, opened, from } = moves
+    moves = { taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map() }
+    if (from.size > 0) logger.info({ partitions: [...from.values()].reduce((a, b) => a + b, 0), from: Object.fromEntries(from) }, 'took over partitions whose leases expired')
+    if (taken > 0 || handedOver > 0 || lost > 0) {
+      logger.info({ taken, handedOver, lost, partitions: held.size, owned: open.size, accounts: wanted.size, instances: membership.live().length }, 'partitions moved')
+    }
+    if (opened > 0) logger.info({ opened, owned: open.size, accounts: wanted.size }, 'accounts moved')
   }
   const interval = Math.max(200, Math.floor(leaseTtlMs / 3))
+  /** How long before its lease could run out a relay stops publishing for a partition it could not renew: clocks of two machines may differ this much. */
+  const fenceMarginMs = Math.min(2_000, Math.floor(leaseTtlMs / 5))
   let timer: ReturnType<typeof setTimeout> | undefined
+  let ticking: Promise<void> | undefined
+  let soon = false
   /**
    * The next round: an interval after this one, or sooner when a heartbeat or a lease this relay waits
-   * for runs out first — a dead relay's accounts are taken at its lease's expiry, not up to an interval later.
+   * for runs out first, or at once when another relay left (it said so by deleting its heartbeat).
    */
   const schedule = () => {
     if (closed) return
     const now = Date.now()
-    const delay = nextExpiry !== undefined && nextExpiry > now ? Math.min(interval, nextExpiry - now + 50) : interval
+    const delay = soon ? 0 : nextExpiry !== undefined && nextExpiry > now ? Math.min(interval, nextExpiry - now + 50) : interval
+    soon = false
     timer = setTimeout(runTick, delay)
   }
+  const livenessSoon = () => {
+    if (closed || handingOver) return
+    if (ticking) {
+      soon = true
+      return
+    }
+    clearTimeout(timer)
+    runTick()
+  }
   const runTick = () => {
-    ticking = tick()
-      .catch((error: unknown) => logger.warn({}, `tick failed: ${(error as Error)?.message ?? String(error)}`))
+    ticking = liveness()
+      .catch((error: unknown) => logger.warn({}, `round failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
         ticking = undefined
         schedule()
@@ -362,14 +485,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const registry = metrics.registry
   let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
   const stop = async () => {
+    handingOver = true
+    const handing = open.size
+    const started = Date.now()
+    logger.info({ accounts: handing, partitions: held.size }, 'drain started: handing accounts over (checkpoints first)')
+    // Renewals go on while the accounts are handed over (a drain may take longer than a lease).
+    await Promise.all([...held.keys()].map(release))
+    await reconciling
+    await Promise.all([...open.keys()].map((key) => closeAccount(key)))
+    closed = true
     clearTimeout(timer)
     await ticking
     clearTimeout(timer)
-    closed = true
-    const handing = held.size
-    const started = Date.now()
-    logger.info({ accounts: handing }, 'drain started: handing accounts over (checkpoints first)')
-    await Promise.all([...held.keys()].map(release))
+    // Leaving deletes the heartbeat: the others look again at once (their watch sees it), not at their next round.
     await membership.leave()
     for (const w of watches) w.stop()
     client.close()
@@ -394,17 +522,18 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       solvers: Object.entries(config.chains).flatMap(([chainId, chain]) => Object.keys(chain.solvers).map((solverId) => `${chainId}.${solverId}`)),
       maxAccounts: options.maxAccounts,
       leaseTtlMs,
+      partitions,
       http: ops?.address,
     },
     'relay started',
   )
 
   return {
-    owned: () => [...held.keys()].sort(),
+    owned: () => [...open.keys()].sort(),
     stats: () => ({
       instanceId: id,
       instances: membership.live().length,
-      owned: held.size,
+      owned: open.size,
       accounts: wanted.size,
       received: metrics.received,
       published: metrics.published,
@@ -426,6 +555,46 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return draining
     },
   }
+}
+
+/** Runs `job` over `items` at most CONCURRENCY at a time (renewals and takes of up to thousands of partitions). */
+async function runBounded<T>(items: readonly T[], job: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await job(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker))
+}
+
+/**
+ * The deployment's partition count, fixed for its life: stored in the leases bucket (`config`) by the
+ * first relay; a relay asking for another count is told the stored one wins.
+ */
+async function deploymentPartitions(kv: KV, asked: number | undefined, logger: RelayLogger): Promise<number> {
+  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 65_536)) {
+    throw new RelayError('INVALID_PARAMETERS', `partitions must be an integer from 1 to 65,536, got ${String(asked)}`)
+  }
+  const wanted = asked ?? DEFAULT_PARTITIONS
+  try {
+    await kv.create('config', JSON.stringify({ layout: LAYOUT, partitions: wanted }))
+    return wanted
+  } catch {
+    // Someone wrote it first: theirs is the deployment's.
+  }
+  const entry = await kv.get('config')
+  let stored: number | undefined
+  try {
+    stored = entry?.operation === 'PUT' ? Number(entry.json<{ partitions?: unknown }>().partitions) : undefined
+  } catch {
+    stored = undefined
+  }
+  if (stored === undefined || !Number.isInteger(stored) || stored < 1) {
+    throw new RelayError('LAYOUT', `The deployment's config in ${LEASES_BUCKET} (key "config") is not readable; delete that key to let the next relay write it again.`)
+  }
+  if (asked !== undefined && asked !== stored) {
+    logger.warn({ asked, partitions: stored }, `partitions ${asked} asked, but this deployment has ${stored} (fixed for its life): using ${stored}`)
+  }
+  return stored
 }
 
 /** Which credentials the relay uses, for the start log line (never the secret itself). */

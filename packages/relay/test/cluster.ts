@@ -8,6 +8,7 @@ import { Kvm } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { connect } from '@nats-io/transport-node'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { partitionOf } from '../src/partitions.js'
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 /** The relay package: `--import tsx` resolves from here, wherever the test runner was started. */
@@ -52,18 +53,28 @@ export function spawnRelay(file: string, natsUrl: string, id: string, extra: str
 export async function observe(natsUrl: string, stream = 'SOLVER_NOTIFICATIONS') {
   const nc: NatsConnection = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
   const jsm: JetStreamManager = await jetstreamManager(nc)
-  const leases = await new Kvm(nc).create('solver_relay_leases', { history: 1 })
+  const kvm = new Kvm(nc)
+  const leases = await kvm.create('solver_relay_leases', { history: 1 })
+  const accounts = await kvm.create('solver_relay_accounts', { history: 1 })
   return {
     nc,
-    /** account key → owner, for leases not expired */
+    /** account key → owner: the owner of its partition's lease, for leases not expired */
     async owners(): Promise<Map<string, string>> {
       const out = new Map<string, string>()
+      const config = await leases.get('config')
+      if (config?.operation !== 'PUT') return out
+      const partitions = Number(config.json<{ partitions: number }>().partitions)
       const now = Date.now()
-      for await (const key of await leases.keys('leases.>')) {
+      const byPartition = new Map<number, string>()
+      for await (const key of await leases.keys('partitions.>')) {
         const e = await leases.get(key)
         if (e?.operation !== 'PUT') continue
         const v = e.json<{ owner: string; expires: number }>()
-        if (v.expires > now) out.set(key.slice('leases.'.length), v.owner)
+        if (v.expires > now) byPartition.set(Number(key.slice('partitions.'.length)), v.owner)
+      }
+      for await (const key of await accounts.keys()) {
+        const owner = byPartition.get(partitionOf(key, partitions))
+        if (owner !== undefined) out.set(key, owner)
       }
       return out
     },

@@ -1,0 +1,78 @@
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, expect, it } from 'vitest'
+import { natsAvailable, startNats } from '../test/natsServer.js'
+import { accountKey } from './accountKeys.js'
+import { addAccounts } from './accountsAdmin.js'
+import { LAYOUT } from './Membership.js'
+import { type Relay, startRelay } from './startRelay.js'
+
+// Liveness never waits for work: history slower than the lease TTL must cost no lease, and no
+// account may be watched by two relays at any moment.
+
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+const address = (i: number) => `0x${(0xdef000 + i).toString(16).padStart(40, '0')}`
+const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
+
+async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+it.skipIf(!natsAvailable)('history slower than the lease TTL: heartbeats and renewals go on (no LEASE_LOST), and no account is owned twice at any sample', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  // Every history request (each account's first backfill) answers after 2.5 s: longer than the lease.
+  sim.injectHttpFault({ times: 10_000, delayMs: 2_500 })
+  const leaseTtlMs = 1_500
+  const relays: Relay[] = []
+  for (const instanceId of ['slow-a', 'slow-b']) {
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId, partitions: 64 })
+    relays.push(relay)
+    cleanups.push(() => relay.close())
+  }
+  // Heartbeats counted from the bucket itself, independently of the relays.
+  const nc = await connect({ servers: nats.url })
+  cleanups.push(() => nc.close())
+  const leasesKv = await new Kvm(nc).open('solver_relay_leases')
+  const beats = new Map<string, number>()
+  const watch = await leasesKv.watch({ key: 'instances.*' })
+  cleanups.push(() => watch.stop())
+  void (async () => {
+    for await (const e of watch) {
+      if (e.operation !== 'PUT') continue
+      expect(e.json<{ layout: number }>().layout).toBe(LAYOUT)
+      beats.set(e.key, (beats.get(e.key) ?? 0) + 1)
+    }
+  })()
+
+  const keys = Array.from({ length: 60 }, (_, i) => accountKey(1, 'beta', address(i)))
+  await addAccounts({ servers: nats.url }, keys)
+  const overlaps: string[] = []
+  const sample = () => {
+    const [a, b] = relays.map((r) => new Set(r.owned()))
+    for (const key of a!) if (b!.has(key)) overlaps.push(key)
+    return a!.size + b!.size
+  }
+  await until(() => sample() === 60, 'all 60 accounts owned')
+  const start = new Map(beats)
+  // Six lease TTLs of slow history (every account's backfill still waiting or just done): sampled throughout.
+  await until(() => {
+    sample()
+    return ['instances.slow-a', 'instances.slow-b'].every((k) => (beats.get(k) ?? 0) - (start.get(k) ?? 0) >= 18)
+  }, '18 more heartbeats of each relay (6 lease TTLs)')
+  expect(overlaps).toEqual([])
+  // No error of any code: no LEASE_LOST (a lease that ran out under slow history), nothing else either.
+  expect(relays.map((r) => r.stats().errors)).toEqual([0, 0])
+  expect(sample()).toBe(60)
+  expect(sim.httpRequests().length).toBeGreaterThan(0)
+})
