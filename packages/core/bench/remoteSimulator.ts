@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { SimulatorFrame } from '@solver-notifications/testkit'
+import type { HttpFault, SimulatorFrame } from '@solver-notifications/testkit'
 
 /** A simulator running in a child process (see simulatorProcess.ts). */
 export async function startRemoteSimulator(protocol: 'enigma' | 'rasa') {
@@ -30,6 +30,8 @@ export async function startRemoteSimulator(protocol: 'enigma' | 'rasa') {
     watchers: (account: string) => call<number>({ op: 'watchers', account }),
     /** every stored document id, and each quote's latest state as [quote id, state id] */
     published: () => call<{ ids: string[]; latest: Array<[number, string]> }>({ op: 'published' }),
+    /** faults its HTTP answers go through, in order (e.g. every history request delayed) */
+    injectHttpFaults: (faults: HttpFault[]) => call<null>({ op: 'httpFaults', faults }),
     close: () => call<null>({ op: 'close' }),
   }
 }

@@ -1,6 +1,6 @@
 // The testkit simulator in its own process, driven over IPC, so a benchmark measures the client and
 // not the server (a benchmark of the client must not measure the simulator).
-import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { type HttpFault, type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 
 type Command =
   | { id: number; op: 'start'; protocol: 'enigma' | 'rasa' }
@@ -9,6 +9,7 @@ type Command =
   | { id: number; op: 'connections' }
   | { id: number; op: 'watchers'; account: string }
   | { id: number; op: 'published' }
+  | { id: number; op: 'httpFaults'; faults: HttpFault[] }
   | { id: number; op: 'close' }
 
 let sim: SolverSimulator | undefined
@@ -57,6 +58,9 @@ async function run(command: Command): Promise<unknown> {
       // What an independent count checks a relay against: every stored document id (enigma), and each
       // quote's latest state (rasa: quote id, state id).
       return { ids: sim!.documents().map((d) => String(d.data.id)), latest: sim!.positionStates().map((s) => [Number(s.quote_id), String(s.id)]) }
+    case 'httpFaults':
+      for (const fault of command.faults) sim!.injectHttpFault(fault)
+      return null
     case 'close':
       await sim?.close()
       setImmediate(() => process.exit(0))

@@ -9,6 +9,7 @@ import { dedupeKey } from '../src/AccountRelay.js'
 import { startRelay } from '../src/startRelay.js'
 import { controlPlaneBench } from './controlPlane.js'
 import { scaleBench } from './scale.js'
+import { slowHistoryBench } from './slowHistory.js'
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
   await (await jetstreamManager(nc)).streams.purge('SOLVER_NOTIFICATIONS')
 
   await nc.close()
+  if (!(await slowHistoryBench(nats))) process.exitCode = 1
   await scaleBench(nats)
   await nats.close()
 }

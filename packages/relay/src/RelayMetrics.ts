@@ -109,8 +109,8 @@ export class RelayMetrics {
     counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST).', ['code'], (set) => {
       for (const [code, n] of this.errorCodes) set({ code }, n)
     })
-    counter('solver_relay_lease_takeovers_total', "Accounts taken over from a relay whose lease had expired (it died or stalled).", [], (set) => set({}, this.takeovers))
-    counter('solver_relay_handoffs_total', 'Accounts handed over on purpose (rebalance, removal, drain): checkpoint written, lease released.', [], (set) => set({}, this.handoffs))
+    counter('solver_relay_lease_takeovers_total', 'Partitions (with accounts) taken over from a relay whose lease had expired (it died or stalled).', [], (set) => set({}, this.takeovers))
+    counter('solver_relay_handoffs_total', 'Partitions (with accounts) handed over on purpose (rebalance, drain): checkpoints written, then the lease released.', [], (set) => set({}, this.handoffs))
     gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))
     collectDefaultMetrics({ register: this.registry })
   }

@@ -69,7 +69,7 @@ export interface RelayOptions {
  * const relay = await startRelay(options); console.log(relay.owned().length); await relay.close()
  */
 export interface Relay {
-  /** the account keys it holds and watches */
+  /** the account keys it owns: every account of the partitions it holds (it watches them, or is opening them behind their checkpoints) */
   owned(): string[]
   stats(): RelayStats
   /** whether it should get traffic: NATS connected, stream and buckets reachable, joined, not draining */
@@ -176,12 +176,17 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const lease = held.get(partition)
     return lease !== undefined && !lease.releasing
   }
+  const ownedCount = () => {
+    let n = 0
+    for (const [partition, lease] of held) if (!lease.releasing) n += byPartition.get(partition)?.size ?? 0
+    return n
+  }
   const ownedAccounts = () => {
     const keys: string[] = []
     for (const [partition, lease] of held) if (!lease.releasing) for (const key of byPartition.get(partition) ?? []) keys.push(key)
     return keys
   }
-  const metrics = new RelayMetrics({ owned: () => open.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
+  const metrics = new RelayMetrics({ owned: () => ownedCount(), accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
   const protocolOf = (w: WatchedAccount) => {
     try {
       return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
@@ -529,11 +534,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   )
 
   return {
-    owned: () => [...open.keys()].sort(),
+    owned: () => ownedAccounts().sort(),
     stats: () => ({
       instanceId: id,
       instances: membership.live().length,
-      owned: open.size,
+      owned: ownedCount(),
       accounts: wanted.size,
       received: metrics.received,
       published: metrics.published,

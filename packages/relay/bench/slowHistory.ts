@@ -1,0 +1,103 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
+import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
+import { spawnRelay, stopRelay } from '../test/cluster.js'
+import type { startNats } from '../test/natsServer.js'
+import { accountKey } from '../src/accountKeys.js'
+import { ACCOUNTS_BUCKET, LEASES_BUCKET } from '../src/relayStorage.js'
+
+const RELAYS = Number(process.env.RELAY_SLOW_RELAYS ?? 3)
+const ACCOUNTS = Number(process.env.RELAY_SLOW_ACCOUNTS ?? 4_000)
+/** How long history stays slow: 60 s in `pnpm bench`, 300 s for the full figure (`RELAY_SLOW_SECONDS=300`). */
+const SECONDS = Number(process.env.RELAY_SLOW_SECONDS ?? 60)
+const LEASE_TTL_MS = 15_000
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const address = (i: number) => `0x${(0x510e000 + i).toString(16).padStart(40, '0')}`
+
+function metric(text: string, name: string, label?: string): number {
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (!(line.startsWith(`${name} `) || line.startsWith(`${name}{`))) continue
+    if (label && !line.includes(label)) continue
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return sum
+}
+
+async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`slow-history bench: timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/**
+ * Slow history, no kill: relay processes share rasa accounts while every history request (each
+ * account's first backfill, every reconnect's) answers after 1–2 s. Liveness must not wait for that
+ * work: no `LEASE_LOST`, no heartbeat older than the lease TTL, and at every sample (each second, from
+ * the relays' own `/metrics`) the owned total equals the accounts: none unowned, none owned twice.
+ */
+export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats>>): Promise<boolean> {
+  const rasa = await startRemoteSimulator('rasa')
+  // Enough delayed answers for every request of the run; 1–2 s each, spread evenly.
+  await rasa.injectHttpFaults(Array.from({ length: ACCOUNTS * 3 }, (_, i) => ({ delayMs: 1_000 + ((i * 389) % 1_000) })))
+  const config = { defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } } } } } }
+  const file = join(mkdtempSync(join(tmpdir(), 'relay-slow-')), 'solvers.json')
+  writeFileSync(file, JSON.stringify(config))
+  const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `slow-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json']))
+  const httpOf = (relay: (typeof relays)[number]) => /"http":"([^"]+)"/.exec(relay.output.join(''))?.[1]
+  for (const relay of relays) await until(() => httpOf(relay) !== undefined, `${relay.id} to start`, 60_000)
+  const scrape = async (relay: (typeof relays)[number]) => (await fetch(`http://${httpOf(relay)}/metrics`)).text()
+
+  const nc = await connect({ servers: nats.url })
+  const kvm = new Kvm(nc)
+  // Heartbeats seen in the bucket itself: the longest gap between two of one relay's.
+  const lastBeat = new Map<string, number>()
+  let longestGapMs = 0
+  const leases = await kvm.create(LEASES_BUCKET, { history: 1 })
+  const beats = await leases.watch({ key: 'instances.*' })
+  void (async () => {
+    for await (const e of beats) {
+      if (e.operation !== 'PUT') continue
+      const now = Date.now()
+      const before = lastBeat.get(e.key)
+      if (before !== undefined) longestGapMs = Math.max(longestGapMs, now - before)
+      lastBeat.set(e.key, now)
+    }
+  })()
+
+  const accounts = await kvm.create(ACCOUNTS_BUCKET, { history: 1 })
+  const keys = Array.from({ length: ACCOUNTS }, (_, i) => accountKey(1, 'beta', address(i)))
+  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(k, '{}')))
+  const owned = async () => (await Promise.all(relays.map(async (r) => metric(await scrape(r), 'solver_relay_accounts_owned')))).reduce((a, b) => a + b, 0)
+  await until(async () => (await owned()) === ACCOUNTS, 'every account owned', 120_000)
+
+  const started = Date.now()
+  let samples = 0
+  let wrong = 0
+  let highest = 0
+  while (Date.now() - started < SECONDS * 1_000) {
+    const total = await owned()
+    samples++
+    highest = Math.max(highest, total)
+    if (total !== ACCOUNTS) wrong++
+    await new Promise((r) => setTimeout(r, 1_000))
+  }
+  const texts = await Promise.all(relays.map(scrape))
+  const leaseLost = texts.reduce((sum, t) => sum + metric(t, 'solver_relay_errors_total', 'code="LEASE_LOST"'), 0)
+  const takeovers = texts.reduce((sum, t) => sum + metric(t, 'solver_relay_lease_takeovers_total'), 0)
+  beats.stop()
+  await nc.close()
+  await Promise.all(relays.map(stopRelay))
+  await rasa.close()
+
+  const pass = leaseLost === 0 && longestGapMs < LEASE_TTL_MS && wrong === 0
+  console.log(
+    `RELAY slow history: ${RELAYS} relays, ${fmt(ACCOUNTS)} rasa accounts, every history request 1–2 s, ${SECONDS} s: LEASE_LOST ${leaseLost}, takeovers ${takeovers}, longest heartbeat gap ${(longestGapMs / 1000).toFixed(1)} s (TTL ${LEASE_TTL_MS / 1000} s), owned = accounts at ${samples - wrong} of ${samples} samples (highest ${fmt(highest)}) ${pass ? 'PASS' : 'MISS'}`,
+  )
+  return pass
+}
