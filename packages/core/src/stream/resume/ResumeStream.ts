@@ -40,6 +40,16 @@ export interface ResumeContext {
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
 
+/** A stream's working state (see `ResumeStream.work`). */
+interface StreamWork {
+  inFlight?: AbortController | undefined
+  retry?: ReturnType<typeof setTimeout> | undefined
+  sweep?: ReturnType<typeof setTimeout> | undefined
+  poll?: ReturnType<typeof setTimeout> | undefined
+  /** quotes whose newest notification is not a settled outcome yet: polled faster */
+  unsettled?: Set<number> | undefined
+}
+
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
@@ -57,12 +67,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 export class ResumeStream extends PooledListener implements HoldbackHost {
   /** Written only by {@link reduceResume}, through {@link ResumeStream.dispatch}. */
   private state: ResumeState
-  private inFlight: AbortController | undefined
-  private retryTimer: ReturnType<typeof setTimeout> | undefined
-  private sweepTimer: ReturnType<typeof setTimeout> | undefined
-  private pollTimer: ReturnType<typeof setTimeout> | undefined
-  /** quotes whose newest notification is not a settled outcome yet: polled faster */
-  private unsettled: Set<number> | undefined
+  /**
+   * What a stream has only while it works: the running backfill, armed timers, quotes mid-transition.
+   * Made at the first of them (an idle stream, thousands of them on a relay, holds none).
+   */
+  private work: StreamWork | undefined
   private readonly holdback: Holdback
   private readonly checkpoint: CheckpointWriter | undefined
 
@@ -154,16 +163,16 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         this.backfill(effect.since)
         return
       case 'abort':
-        this.inFlight?.abort()
-        this.inFlight = undefined
+        if (this.work) {
+          this.work.inFlight?.abort()
+          this.work.inFlight = undefined
+        }
         return
       case 'arm':
         this.arm(effect.timer, effect.ms)
         return
       case 'disarm':
-        if (effect.timer === 'retry') this.retryTimer = ctx.timers.clear(this.retryTimer)
-        else if (effect.timer === 'sweep') this.sweepTimer = ctx.timers.clear(this.sweepTimer)
-        else this.pollTimer = ctx.timers.clear(this.pollTimer)
+        if (this.work) this.work[effect.timer] = ctx.timers.clear(this.work[effect.timer])
         return
       case 'forward':
         this.out.event(effect.polling === undefined ? this.state.status : { ...this.state.status, polling: effect.polling })
@@ -194,42 +203,31 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   private arm(timer: 'retry' | 'sweep' | 'poll', ms: number): void {
     const { timers } = this.ctx
-    if (timer === 'retry') {
-      timers.clear(this.retryTimer)
-      this.retryTimer = timers.set(() => {
-        this.retryTimer = undefined
-        this.dispatch({ type: 'retry' })
-      }, ms)
-    } else if (timer === 'sweep') {
-      timers.clear(this.sweepTimer)
-      this.sweepTimer = timers.set(() => {
-        this.sweepTimer = undefined
-        this.dispatch({ type: 'sweep' })
-      }, ms)
-    } else {
-      timers.clear(this.pollTimer)
-      this.pollTimer = timers.set(() => {
-        this.pollTimer = undefined
-        this.dispatch({ type: 'poll', clientClosed: this.ctx.clientClosed?.() ?? false, oldestHeld: this.holdback.oldestHeld(), now: Date.now(), unsettled: this.isUnsettled() })
-      }, ms)
-    }
+    const work = (this.work ??= {})
+    timers.clear(work[timer])
+    work[timer] = timers.set(() => {
+      work[timer] = undefined
+      if (timer === 'poll') this.dispatch({ type: 'poll', clientClosed: this.ctx.clientClosed?.() ?? false, oldestHeld: this.holdback.oldestHeld(), now: Date.now(), unsettled: this.isUnsettled() })
+      else this.dispatch({ type: timer })
+    }, ms)
   }
 
   private backfill(since: number): void {
     const { ctx } = this
     const controller = new AbortController()
-    this.inFlight = controller
+    const work = (this.work ??= {})
+    work.inFlight = controller
     ctx.stats.backfills.runs++
     this.status({ state: 'started', since })
     ctx.fetch({ since, maxRows: ctx.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal }).then(
       (result) => {
         if (controller.signal.aborted) return
-        this.inFlight = undefined
+        work.inFlight = undefined
         this.dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.isUnsettled() })
       },
       (cause: unknown) => {
         if (controller.signal.aborted) return
-        this.inFlight = undefined
+        work.inFlight = undefined
         const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
         this.dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: Date.now(), unsettled: this.isUnsettled() })
       },
@@ -261,7 +259,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   }
 
   private isUnsettled(): boolean {
-    return (this.unsettled?.size ?? 0) > 0
+    return (this.work?.unsettled?.size ?? 0) > 0
   }
 
   /** For the holdback: the stream's settings and counters. */
@@ -310,9 +308,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     if (this.ctx.settings.poll) {
       // A quote mid-transition (seen, or an outcome not known yet) makes polling faster until it settles.
       if (n.type === 'seen' || n.type === 'unknown') {
-        const unsettled = (this.unsettled ??= new Set())
+        const unsettled = ((this.work ??= {}).unsettled ??= new Set())
         if (unsettled.size < 256) unsettled.add(n.quoteId)
-      } else this.unsettled?.delete(n.quoteId)
+      } else this.work?.unsettled?.delete(n.quoteId)
     }
     const recent = this.looked?.recent
     if (recent) {

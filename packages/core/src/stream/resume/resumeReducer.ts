@@ -147,6 +147,7 @@ const FAILED: ResumeEffect = { type: 'backfill-failed' }
  * const state = initialResumeState(config, Math.floor(Date.now() / 1000) - 2, Date.now())
  */
 export function initialResumeState(config: ResumeConfig, start: number, now: number): ResumeState {
+  // `downSince` only matters to polling: 0 (a small integer, stored without a box) when it is off.
   return {
     config,
     phase: 'live',
@@ -160,7 +161,7 @@ export function initialResumeState(config: ResumeConfig, start: number, now: num
     polling: false,
     closedForGood: false,
     failures: 0,
-    downSince: now,
+    downSince: config.poll ? now : 0,
     armed: 0,
   }
 }
@@ -282,7 +283,8 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
     s.polling = false
     fx.push({ type: 'forward', polling: false })
   } else fx.push({ type: 'forward', polling: s.polling ? true : undefined })
-  if (s.status.status === 'open' && status !== 'open') s.downSince = event.now
+  // Only polling reads it (a stream without polling keeps the number it started with: no box per stream).
+  if (s.status.status === 'open' && status !== 'open' && s.config.poll) s.downSince = event.now
   s.status = event.event
   if (status === 'connecting' || status === 'reconnecting') armPoll(s, event, fx)
   if (status === 'connecting' && s.firstOpen === 'unseen') {
