@@ -92,8 +92,18 @@ export class AccountRelay {
     this.ackedIds = new Set(start.ids)
   }
 
-  /** Reads the checkpoint (else starts from `fallbackSince`) and subscribes. */
+  /** Reads the checkpoint (else starts from `fallbackSince`) and subscribes; resolves once the first backfill ended (see {@link begin}). */
   static async open(watched: WatchedAccount, ctx: AccountRelay['ctx'], fallbackSince: number): Promise<AccountRelay> {
+    const relay = await AccountRelay.prepare(watched, ctx, fallbackSince)
+    await relay.begin()
+    return relay
+  }
+
+  /**
+   * Reads the checkpoint (else starts from `fallbackSince`); subscribes nothing yet, so a batch of
+   * accounts can subscribe in one tick ({@link begin}) and a rasa hub sends one frame for all of them.
+   */
+  static async prepare(watched: WatchedAccount, ctx: AccountRelay['ctx'], fallbackSince: number): Promise<AccountRelay> {
     let start: Checkpoint = { since: fallbackSince, ids: [] }
     const entry = await ctx.checkpoints.get(watched.key)
     if (entry && entry.operation === 'PUT') {
@@ -105,12 +115,16 @@ export class AccountRelay {
         ctx.logger.warn({ account: watched.key, resumingFrom: fallbackSince }, `checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
       }
     }
-    const relay = new AccountRelay(watched, ctx, start)
-    relay.subscribe()
-    // Opened once its first backfill ended (or failed, to be retried, or took too long): the caller's
-    // bounded worker pool then bounds the history requests a takeover of thousands of accounts makes.
-    await Promise.race([relay.firstBackfill, new Promise((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())])
-    return relay
+    return new AccountRelay(watched, ctx, start)
+  }
+
+  /**
+   * Subscribes; resolves once its first backfill ended (or failed, to be retried, or took too long):
+   * the caller bounds the history requests a takeover of thousands of accounts makes by how many it starts at once.
+   */
+  begin(): Promise<void> {
+    if (!this.stopped && !this.subscription) this.subscribe()
+    return Promise.race([this.firstBackfill, new Promise<void>((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())])
   }
 
   private settleFirstBackfill: () => void = () => {}

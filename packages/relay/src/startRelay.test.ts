@@ -190,3 +190,25 @@ it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behi
   expect(new Set(ids).size).toBe(ids.length)
   await nc.close()
 })
+
+describe.skipIf(!natsAvailable)('rasa hubs on a relay', () => {
+  it('carry at most 1,000 accounts each, and a relay taking 2,500 accounts subscribes them in batches: bounded frames, bytes linear in the accounts', async () => {
+    // The accounts are there before the relay starts (a restart, or a takeover of whole partitions).
+    const accounts = Array.from({ length: 2_500 }, (_, i) => `0x${(0x4b00000 + i).toString(16).padStart(40, '0')}`)
+    await addAccounts({ servers: nats.url }, accounts.map((a) => accountKey(1, 'beta', a)))
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'hubs', partitions: 64 })
+    relays.push(relay)
+    await until(() => relay.owned().length === 2_500, 'every account owned', 60_000)
+    for (const a of accounts) await sim.waitForSubscribers(a, 1, { timeoutMs: 60_000 })
+    const hubs = sim.connections().filter((c) => c.open)
+    expect(hubs).toHaveLength(3)
+    const frames = sim.connections().flatMap((c) => c.received)
+    const largest = Math.max(...frames.map((f) => (JSON.parse(f) as { address: string[] }).address.length))
+    expect(largest).toBeLessThanOrEqual(1_000)
+    const bytes = frames.reduce((sum, f) => sum + f.length, 0)
+    // One frame per hub per batch of 64 (a batch's accounts subscribe in one tick): about 2,500 / 64 + 3 frames of at most 1,000 addresses.
+    expect(frames.length).toBeLessThanOrEqual(Math.ceil(2_500 / 64) * 2 + 3)
+    expect(bytes).toBeLessThan(2_500 * 45 * 20)
+    console.log(`relay rasa hubs: ${hubs.length} hubs for 2,500 accounts, ${frames.length} subscribe frames, ${(bytes / 1024).toFixed(0)} KiB in all, the largest ${largest} addresses`)
+  })
+})

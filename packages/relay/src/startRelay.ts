@@ -86,6 +86,8 @@ export interface Relay {
 }
 
 const ID = /^[-_=a-zA-Z0-9]+$/
+/** Accounts per rasa hub socket on a relay (the client's `maxAccountsPerHub`, unless `client` sets it): about 45 KiB per subscribe frame at most. */
+export const RELAY_HUB_ACCOUNTS = 1_000
 /** Lease operations run this many at a time, so 5,000 accounts do not open 5,000 requests at once. */
 const CONCURRENCY = 64
 
@@ -153,7 +155,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       })
     return recovering
   }
-  const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, ...options.client, config })
+  // Hubs of at most RELAY_HUB_ACCOUNTS: a rasa hub resends its whole list on every change, so a bounded
+  // list keeps each subscribe frame small and the bytes of moving accounts linear, not quadratic.
+  const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, config })
   /** every watched account, and the accounts of each partition */
   const wanted = new Map<string, { watched: WatchedAccount; since: number; partition: number }>()
   const byPartition = new Map<number, Set<string>>()
@@ -194,8 +198,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return 'unknown'
     }
   }
-  /** Opening accounts (their first backfills): bounded, and stopped by a drain. */
-  const workers = new WorkerPool(CONCURRENCY, () => closed || handingOver)
   /** Handing accounts over: bounded, and never stopped (a drain is made of them). */
   const handovers = new WorkerPool(CONCURRENCY, () => false)
 
@@ -268,25 +270,46 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   // ---- work: opening and closing accounts, never in the way of liveness ----
 
-  /** Opens an account of a held partition from its checkpoint; waits for its first backfill, so history requests stay bounded. */
-  const openAccount = async (key: string) => {
-    const entry = wanted.get(key)
-    if (!entry || open.has(key) || !isMine(entry.partition) || closed || handingOver) return
-    const slot: { relay: AccountRelay | undefined } = { relay: undefined }
-    open.set(key, slot)
-    try {
-      // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
-      const fenced = () => (held.get(entry.partition)?.confirmedUntil ?? 0) <= Date.now()
-      slot.relay = await AccountRelay.open(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${key}`, metrics, logger, protocolOf, streamLost, fenced }, entry.since)
-      moves.opened++
-    } catch (error) {
-      metrics.error('WATCH')
-      logger.error({ account: key }, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
-      if (open.get(key) === slot) open.delete(key)
-      return
+  /**
+   * Opens accounts of held partitions from their checkpoints, CONCURRENCY at a time: their checkpoints
+   * read side by side, then all subscribed in one tick (a rasa hub sends one subscribe frame for the
+   * batch, not one per account), then their first backfills awaited, so history requests stay bounded.
+   */
+  const openBatch = async (keys: string[]) => {
+    const slots: Array<{ key: string; slot: { relay: AccountRelay | undefined }; partition: number; relay?: AccountRelay }> = []
+    for (const key of keys) {
+      const entry = wanted.get(key)
+      if (!entry || open.has(key) || !isMine(entry.partition) || closed || handingOver) continue
+      const slot: { relay: AccountRelay | undefined } = { relay: undefined }
+      open.set(key, slot)
+      slots.push({ key, slot, partition: entry.partition })
     }
-    // Its partition went away while the first backfill ran: let it go again.
-    if (!isMine(entry.partition) || !wanted.has(key)) await closeAccount(key)
+    await Promise.all(
+      slots.map(async (s) => {
+        const entry = wanted.get(s.key)
+        if (!entry) return
+        // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
+        const fenced = () => (held.get(s.partition)?.confirmedUntil ?? 0) <= Date.now()
+        try {
+          s.relay = await AccountRelay.prepare(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${s.key}`, metrics, logger, protocolOf, streamLost, fenced }, entry.since)
+        } catch (error) {
+          metrics.error('WATCH')
+          logger.error({ account: s.key }, `${s.key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
+          if (open.get(s.key) === s.slot) open.delete(s.key)
+        }
+      }),
+    )
+    // One tick: every stream of the batch subscribes before any frame goes out.
+    const started: Array<Promise<void>> = []
+    for (const s of slots) {
+      if (!s.relay || open.get(s.key) !== s.slot) continue
+      s.slot.relay = s.relay
+      started.push(s.relay.begin())
+      moves.opened++
+    }
+    await Promise.all(started)
+    // Partitions that went away while the first backfills ran: let their accounts go again.
+    for (const s of slots) if (s.slot.relay && (!isMine(s.partition) || !wanted.has(s.key))) await closeAccount(s.key)
   }
 
   /** Stops an account (checkpoint written after what is in flight), or at once (`graceMs` 0) when its lease may be gone. */
@@ -314,7 +337,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         })
         await handovers.run(stale, (key) => closeAccount(key))
         const missing = ownedAccounts().filter((key) => !open.has(key))
-        await workers.run(missing, openAccount)
+        for (let i = 0; i < missing.length && !closed && !handingOver; i += CONCURRENCY) await openBatch(missing.slice(i, i + CONCURRENCY))
+        // Accounts arriving one by one (keys being added): wait a moment so they open as one batch (one subscribe frame per hub).
+        if (again && !closed) await new Promise((resolve) => setTimeout(resolve, 25))
       } while (again && !closed)
     })()
       .catch((error: unknown) => logger.warn({}, `accounts not brought in line: ${(error as Error)?.message ?? String(error)}`))
