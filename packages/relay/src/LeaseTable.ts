@@ -84,9 +84,23 @@ export class LeaseTable {
     }
   }
 
-  /** Gives a lease back, only if it is still this relay's. */
+  /**
+   * Gives a lease back, only if it is still this relay's: by the revision held, or, when that moved
+   * (a renewal of ours landed meanwhile), by the revision of the entry if it still names this relay.
+   */
   async giveBack(key: string, revision: number): Promise<void> {
-    await this.kv.delete(`${this.prefix}.${key}`, { previousSeq: revision }).catch(() => {})
+    try {
+      await this.kv.delete(`${this.prefix}.${key}`, { previousSeq: revision })
+      return
+    } catch {
+      // fall through: look at the entry itself
+    }
+    try {
+      const entry = await this.kv.get(`${this.prefix}.${key}`)
+      if (entry?.operation === 'PUT' && entry.json<{ owner?: string }>().owner === this.owner) await this.kv.delete(`${this.prefix}.${key}`, { previousSeq: entry.revision })
+    } catch {
+      // NATS away or someone else's now: the lease runs out by itself
+    }
   }
 
   private value(): string {

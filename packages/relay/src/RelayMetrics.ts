@@ -4,6 +4,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** What the metrics read at scrape time from the running relay. */
 export interface MetricsSource {
   owned(): number
+  /** partitions held */
+  partitions?(): number
   accounts(): number
   pending(): number
   natsConnected(): boolean
@@ -92,7 +94,8 @@ export class RelayMetrics {
       for (const s of this.streams.values()) set(s.labels, s.count)
     })
     this.ack = new Histogram({ name: 'solver_relay_publish_ack_seconds', help: 'From receiving a notification to its JetStream acknowledgement.', buckets: ACK_BUCKETS, registers })
-    gauge('solver_relay_accounts_owned', 'Accounts this relay holds a lease for and watches.', [], (set) => set({}, source.owned()))
+    gauge('solver_relay_accounts_owned', 'Accounts of the partitions this relay holds (it watches them, or opens them behind their checkpoints).', [], (set) => set({}, source.owned()))
+    gauge('solver_relay_partitions_owned', 'Partitions this relay holds a lease for.', [], (set) => set({}, source.partitions?.() ?? 0))
     gauge('solver_relay_accounts', 'Accounts in the accounts bucket (every relay sees all of them).', [], (set) => set({}, source.accounts()))
     gauge('solver_relay_publishes_pending', 'Publishes waiting for a JetStream acknowledgement.', [], (set) => set({}, source.pending()))
     gauge('solver_relay_sockets', 'Solver sockets by state.', ['state'], (set) => {

@@ -162,7 +162,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const wanted = new Map<string, { watched: WatchedAccount; since: number; partition: number }>()
   const byPartition = new Map<number, Set<string>>()
   /** the partitions this relay leases: the revision it holds, until when a renewal confirmed it, and whether it is being handed over */
-  const held = new Map<number, { revision: number; confirmedUntil: number; releasing: boolean }>()
+  const held = new Map<number, { revision: number; confirmedUntil: number; releasing: boolean; givingBack?: boolean; renewing?: Promise<unknown> | undefined }>()
   /** the accounts this relay watches (opening, or open) */
   const open = new Map<string, { relay: AccountRelay | undefined }>()
   let closed = false
@@ -190,7 +190,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     for (const [partition, lease] of held) if (!lease.releasing) for (const key of byPartition.get(partition) ?? []) keys.push(key)
     return keys
   }
-  const metrics = new RelayMetrics({ owned: () => ownedCount(), accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
+  const metrics = new RelayMetrics({ owned: () => ownedCount(), partitions: () => held.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
   const protocolOf = (w: WatchedAccount) => {
     try {
       return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
@@ -362,9 +362,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   const renew = async (partition: number) => {
     const lease = held.get(partition)
-    if (!lease) return
+    if (!lease || lease.givingBack) return
     const sent = Date.now()
-    const revision = await leases.renew(String(partition), lease.revision)
+    const renewal = leases.renew(String(partition), lease.revision)
+    lease.renewing = renewal
+    const revision = await renewal
+    lease.renewing = undefined
     if (held.get(partition) !== lease) return
     if (typeof revision === 'number') {
       lease.revision = revision
@@ -387,6 +390,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const run = (async () => {
       await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key))
       if (held.get(partition) !== lease) return
+      // No renewal races the give-back: the one in flight lands first, and none starts after.
+      lease.givingBack = true
+      await lease.renewing
       held.delete(partition)
       await leases.giveBack(String(partition), lease.revision)
       // Counted when accounts moved with it: an empty partition changing hands is not a handover anyone waits for.
