@@ -30,6 +30,23 @@ export function dedupeKey(n: Notification): string {
   return notificationKey(n)
 }
 
+/** What every account of a relay shares (one object per relay, not per account). */
+export interface AccountContext {
+  client: NotificationsClient
+  publisher: JetStreamPublisher
+  checkpoints: KV
+  /** subjects are `<subjectPrefix>.<account key>` */
+  subjectPrefix: string
+  metrics: RelayMetrics
+  logger: RelayLogger
+  /** the wire protocol of the account's solver (a metrics label) */
+  protocolOf: (watched: WatchedAccount) => string
+  /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
+  streamLost: () => Promise<boolean>
+  /** true once this relay may no longer hold the account's partition: no checkpoint is written then (the next owner's would be overwritten) */
+  fenced?: (watched: WatchedAccount) => boolean
+}
+
 interface Pending {
   n: Notification
   /** its de-duplication key, and the `Nats-Msg-Id` made of it */
@@ -37,6 +54,13 @@ interface Pending {
   msgId: string
   receivedAt: number
   attempt: number
+}
+
+/** FNV-1a of a checkpoint's text: the last one written is remembered as this number, not the text. */
+function hashText(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
 }
 
 /** Checkpoints are written at most this often while the position moves (and when the account is let go). */
@@ -53,47 +77,40 @@ const FIRST_BACKFILL_WAIT_MS = 10_000
  */
 export class AccountRelay {
   private subscription: Subscription | undefined
-  private readonly pending = new Set<Pending>()
+  /** publishes not acknowledged yet (made at the first publish: an idle account holds no set) */
+  private pending: Set<Pending> | undefined
   /** newest modify_time acknowledged, and the ids acknowledged at exactly that second */
   private acked: number
-  private ackedIds = new Set<string>()
+  private ackedIds: Set<string> | undefined
   /** the position when the socket dropped, until the stream's backfill covered the gap */
   private gapFrom: number | undefined
+  /** the checkpoint's own second and its ids, until a backfill has finished (its rows cannot come again after it) */
   private skip: Checkpoint | undefined
-  private written: string | undefined
+  /** a hash of the checkpoint last written (a number, not the text: thousands of accounts) */
+  private written: number | undefined
   private checkpointTimer: ReturnType<typeof setTimeout> | undefined
-  private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>()
+  private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
   private stopped = false
   private readonly count: StreamCount
+  /** settles the first backfill's wait; gone once it did */
+  private settleFirstBackfill: (() => void) | undefined
 
   constructor(
     readonly watched: WatchedAccount,
-    private readonly ctx: {
-      client: NotificationsClient
-      publisher: JetStreamPublisher
-      checkpoints: KV
-      subject: string
-      metrics: RelayMetrics
-      logger: RelayLogger
-      /** the wire protocol of the account's solver (a metrics label) */
-      protocolOf: (watched: WatchedAccount) => string
-      /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
-      streamLost: () => Promise<boolean>
-      /** true once this relay may no longer hold the account's partition: no checkpoint is written then (the next owner's would be overwritten) */
-      fenced?: () => boolean
-    },
-    private readonly start: Checkpoint,
+    /** shared by every account of the relay: nothing per account in it */
+    private readonly ctx: AccountContext,
+    start: Checkpoint,
   ) {
     this.acked = start.since
     // The first backfill covers from the resume position: until it ends, that is a gap the checkpoint stays behind.
     this.gapFrom = start.since
     this.count = ctx.metrics.stream(watched.chainId, watched.solverId, ctx.protocolOf(watched))
-    this.skip = start
-    this.ackedIds = new Set(start.ids)
+    this.skip = start.ids.length > 0 ? start : undefined
+    if (start.ids.length > 0) this.ackedIds = new Set(start.ids)
   }
 
   /** Reads the checkpoint (else starts from `fallbackSince`) and subscribes; resolves once the first backfill ended (see {@link begin}). */
-  static async open(watched: WatchedAccount, ctx: AccountRelay['ctx'], fallbackSince: number): Promise<AccountRelay> {
+  static async open(watched: WatchedAccount, ctx: AccountContext, fallbackSince: number): Promise<AccountRelay> {
     const relay = await AccountRelay.prepare(watched, ctx, fallbackSince)
     await relay.begin()
     return relay
@@ -103,7 +120,7 @@ export class AccountRelay {
    * Reads the checkpoint (else starts from `fallbackSince`); subscribes nothing yet, so a batch of
    * accounts can subscribe in one tick ({@link begin}) and a rasa hub sends one frame for all of them.
    */
-  static async prepare(watched: WatchedAccount, ctx: AccountRelay['ctx'], fallbackSince: number): Promise<AccountRelay> {
+  static async prepare(watched: WatchedAccount, ctx: AccountContext, fallbackSince: number): Promise<AccountRelay> {
     let start: Checkpoint = { since: fallbackSince, ids: [] }
     const entry = await ctx.checkpoints.get(watched.key)
     if (entry && entry.operation === 'PUT') {
@@ -123,12 +140,15 @@ export class AccountRelay {
    * the caller bounds the history requests a takeover of thousands of accounts makes by how many it starts at once.
    */
   begin(): Promise<void> {
-    if (!this.stopped && !this.subscription) this.subscribe()
-    return Promise.race([this.firstBackfill, new Promise<void>((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())])
+    if (this.stopped || this.subscription) return Promise.resolve()
+    const first = new Promise<void>((resolve) => {
+      this.settleFirstBackfill = resolve
+    })
+    this.subscribe()
+    return Promise.race([first, new Promise<void>((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())]).then(() => {
+      this.settleFirstBackfill = undefined
+    })
   }
-
-  private settleFirstBackfill: () => void = () => {}
-  private readonly firstBackfill = new Promise<void>((resolve) => (this.settleFirstBackfill = resolve))
 
   private subscribe(): void {
     const { client } = this.ctx
@@ -136,16 +156,18 @@ export class AccountRelay {
     // No history polling while a socket is down: a relay watches thousands of accounts, and polling
     // each of them every few seconds during a solver's socket outage would flood its history API; the
     // reconnect backfill closes the gap once the socket is back, from the same position.
-    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.start.since, poll: false } }).subscribe((event) => {
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false } }).subscribe((event) => {
       if (event.type === 'notification') this.relay(event.notification)
       else if (event.type === 'error') {
-        this.settleFirstBackfill()
+        this.settleFirstBackfill?.()
         this.ctx.metrics.error(event.error.code)
         this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
       } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
       else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
+        // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
+        if (event.backfill.state === 'finished') this.skip = undefined
         this.gapFrom = undefined
-        this.settleFirstBackfill()
+        this.settleFirstBackfill?.()
         this.ctx.metrics.backfill(event.backfill.state)
       }
     })
@@ -155,7 +177,8 @@ export class AccountRelay {
     if (this.stopped) return
     const key = dedupeKey(n)
     // Relayed before the takeover, at the checkpoint's own second: JetStream may have forgotten the id.
-    if (this.skip && n.modifyTime === this.skip.since && this.skip.ids.includes(key)) {
+    const skip = this.skip
+    if (skip && n.modifyTime === skip.since && skip.ids.includes(key)) {
       this.ctx.metrics.skipped++
       return
     }
@@ -165,23 +188,23 @@ export class AccountRelay {
   }
 
   private publish(p: Pending): void {
-    this.pending.add(p)
-    const { publisher, subject } = this.ctx
-    publisher.publish(subject, JSON.stringify(p.n), p.msgId, (error, duplicate) => {
+    ;(this.pending ??= new Set()).add(p)
+    const { publisher, subjectPrefix } = this.ctx
+    publisher.publish(`${subjectPrefix}.${this.watched.key}`, JSON.stringify(p.n), p.msgId, (error, duplicate) => {
       if (error) void this.retry(p, error)
       else this.acknowledged(p, duplicate)
     })
   }
 
   private acknowledged(p: Pending, duplicate: boolean): void {
-    this.pending.delete(p)
+    this.pending?.delete(p)
     this.ctx.metrics.acked(Date.now() - p.receivedAt, duplicate)
     const t = p.n.modifyTime
     if (t !== null && t > this.acked) {
       this.acked = t
-      this.ackedIds = new Set()
+      this.ackedIds = undefined
     }
-    if (t === this.acked) this.ackedIds.add(p.key)
+    if (t === this.acked) (this.ackedIds ??= new Set()).add(p.key)
     this.scheduleCheckpoint()
   }
 
@@ -194,19 +217,20 @@ export class AccountRelay {
     // A missing stream is an error an operator must hear about, every time it costs a publish.
     if (missing) metrics.error('STREAM_MISSING')
     const delay = missing ? 0 : Math.min(100 * 2 ** p.attempt, RETRY_MAX_MS)
+    const timers = (this.retryTimers ??= new Set())
     const timer = setTimeout(() => {
-      this.retryTimers.delete(timer)
-      this.pending.delete(p)
+      timers.delete(timer)
+      this.pending?.delete(p)
       // Let go meanwhile: the checkpoint stayed behind it, so the next owner publishes it.
       if (!this.stopped) this.publish({ ...p, attempt: p.attempt + 1 })
     }, delay)
-    this.retryTimers.add(timer)
+    timers.add(timer)
   }
 
   /** Where a takeover may resume with nothing missing: behind every unacknowledged publish and every uncovered gap. */
   private position(): number {
     let at = this.acked
-    for (const p of this.pending) if (p.n.modifyTime !== null && p.n.modifyTime < at) at = p.n.modifyTime
+    for (const p of this.pending ?? []) if (p.n.modifyTime !== null && p.n.modifyTime < at) at = p.n.modifyTime
     if (this.gapFrom !== undefined && this.gapFrom < at) at = this.gapFrom
     return at
   }
@@ -220,14 +244,15 @@ export class AccountRelay {
   }
 
   private async writeCheckpoint(): Promise<void> {
-    if (this.ctx.fenced?.()) return
+    if (this.ctx.fenced?.(this.watched)) return
     const since = this.position()
-    const value: Checkpoint = { since, ids: since === this.acked ? [...this.ackedIds] : [] }
+    const value: Checkpoint = { since, ids: since === this.acked ? [...(this.ackedIds ?? [])] : [] }
     const text = JSON.stringify(value)
-    if (text === this.written) return
+    const hash = hashText(text)
+    if (hash === this.written) return
     try {
       await this.ctx.checkpoints.put(this.watched.key, text)
-      this.written = text
+      this.written = hash
       this.ctx.metrics.checkpoints++
     } catch (cause) {
       this.ctx.metrics.error('CHECKPOINT')
@@ -236,7 +261,7 @@ export class AccountRelay {
   }
 
   get inFlight(): number {
-    return this.pending.size
+    return this.pending?.size ?? 0
   }
 
   /**
@@ -247,11 +272,11 @@ export class AccountRelay {
     if (this.stopped) return
     this.subscription?.unsubscribe()
     const deadline = Date.now() + graceMs
-    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     this.stopped = true
     clearTimeout(this.checkpointTimer)
-    for (const timer of this.retryTimers) clearTimeout(timer)
-    this.retryTimers.clear()
+    for (const timer of this.retryTimers ?? []) clearTimeout(timer)
+    this.retryTimers = undefined
     await this.writeCheckpoint()
   }
 }

@@ -11,7 +11,7 @@ import {
   isServiceError,
 } from '@solver-notifications/core'
 import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
-import { AccountRelay } from './AccountRelay.js'
+import { type AccountContext, AccountRelay } from './AccountRelay.js'
 import { JetStreamPublisher } from './JetStreamPublisher.js'
 import { type NatsOptions, type NatsTarget, isNatsConnection, openNats } from './natsConnection.js'
 import { RelayError } from './RelayError.js'
@@ -270,6 +270,20 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   // ---- work: opening and closing accounts, never in the way of liveness ----
 
+  /** What every account shares: one object for the relay, none per account. */
+  const accountContext: AccountContext = {
+    client,
+    publisher,
+    checkpoints,
+    subjectPrefix: prefix,
+    metrics,
+    logger,
+    protocolOf,
+    streamLost,
+    // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
+    fenced: (watched) => (held.get(partitionOf(watched.key, partitions))?.confirmedUntil ?? 0) <= Date.now(),
+  }
+
   /**
    * Opens accounts of held partitions from their checkpoints, CONCURRENCY at a time: their checkpoints
    * read side by side, then all subscribed in one tick (a rasa hub sends one subscribe frame for the
@@ -288,10 +302,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       slots.map(async (s) => {
         const entry = wanted.get(s.key)
         if (!entry) return
-        // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
-        const fenced = () => (held.get(s.partition)?.confirmedUntil ?? 0) <= Date.now()
         try {
-          s.relay = await AccountRelay.prepare(entry.watched, { client, publisher, checkpoints, subject: `${prefix}.${s.key}`, metrics, logger, protocolOf, streamLost, fenced }, entry.since)
+          s.relay = await AccountRelay.prepare(entry.watched, accountContext, entry.since)
         } catch (error) {
           metrics.error('WATCH')
           logger.error({ account: s.key }, `${s.key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
