@@ -1,6 +1,7 @@
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
+import { solversConfig } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
 import { ACCOUNTS_BUCKET } from '../src/relayStorage.js'
@@ -37,18 +38,7 @@ export async function heapPerAccountBench(nats: Awaited<ReturnType<typeof startN
     return process.memoryUsage().heapUsed
   }
   const [enigma, rasa] = await Promise.all([startRemoteSimulator('enigma'), startRemoteSimulator('rasa')])
-  const config = {
-    defaultChainId: 1,
-    chains: {
-      1: {
-        defaultSolver: 'beta',
-        solvers: {
-          alpha: { notifications: { protocol: 'enigma' as const, url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
-          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa' as const, url: rasa.wsUrl } },
-        },
-      },
-    },
-  }
+  const config = solversConfig(enigma, rasa)
   const relay = await startRelay({ config, nats: { servers: nats.url }, instanceId: 'heap', partitions: 256 })
   const nc = await connect({ servers: nats.url })
   const accounts = await new Kvm(nc).create(ACCOUNTS_BUCKET, { history: 1 })

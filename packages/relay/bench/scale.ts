@@ -5,7 +5,7 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
-import { spawnRelay } from '../test/cluster.js'
+import { solversConfig, spawnRelay } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
 import { consumeNotifications } from '../src/consumeNotifications.js'
@@ -46,18 +46,7 @@ function metric(text: string, name: string): number {
  */
 export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): Promise<void> {
   const [enigma, rasa] = await Promise.all([startRemoteSimulator('enigma'), startRemoteSimulator('rasa')])
-  const config = {
-    defaultChainId: 1,
-    chains: {
-      1: {
-        defaultSolver: 'beta',
-        solvers: {
-          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
-          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
-        },
-      },
-    },
-  }
+  const config = solversConfig(enigma, rasa)
   const file = join(mkdtempSync(join(tmpdir(), 'relay-scale-')), 'solvers.json')
   writeFileSync(file, JSON.stringify(config))
   const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `scale-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json']))

@@ -2,6 +2,7 @@ import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, expect, it } from 'vitest'
+import { until } from '../test/cluster.js'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
@@ -17,14 +18,6 @@ afterEach(async () => {
 })
 const address = (i: number) => `0x${(0xdef000 + i).toString(16).padStart(40, '0')}`
 const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
-
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 it.skipIf(!natsAvailable)('history slower than the lease TTL: heartbeats and renewals go on (no LEASE_LOST), and no account is owned twice at any sample', async () => {
   const nats = await startNats()

@@ -14,22 +14,30 @@ const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 /** The relay package: `--import tsx` resolves from here, wherever the test runner was started. */
 export const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 
-/** Both simulators and the solvers.json a relay process reads: alpha speaks enigma, beta rasa. */
-export async function startSolvers() {
-  const enigma = await startSolverSimulator({ protocol: 'enigma', enigmaOrder: 'shuffled' })
-  const rasa = await startSolverSimulator({ protocol: 'rasa' })
-  const config = {
+/** The solvers config of the relay tests and benchmarks: alpha speaks enigma, beta rasa. */
+export function solversConfig(
+  enigma: { wsUrl: string; channel: string; searchUrl: string },
+  rasa: { httpUrl: string; wsUrl: string },
+) {
+  return {
     defaultChainId: 1,
     chains: {
       1: {
         defaultSolver: 'beta',
         solvers: {
-          alpha: { notifications: { protocol: 'enigma', url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
-          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa', url: rasa.wsUrl } },
+          alpha: { notifications: { protocol: 'enigma' as const, url: enigma.wsUrl, channel: enigma.channel, searchUrl: enigma.searchUrl } },
+          beta: { url: rasa.httpUrl, notifications: { protocol: 'rasa' as const, url: rasa.wsUrl } },
         },
       },
     },
   }
+}
+
+/** Both simulators and the solvers.json a relay process reads: alpha speaks enigma, beta rasa. */
+export async function startSolvers() {
+  const enigma = await startSolverSimulator({ protocol: 'enigma', enigmaOrder: 'shuffled' })
+  const rasa = await startSolverSimulator({ protocol: 'rasa' })
+  const config = solversConfig(enigma, rasa)
   const file = join(mkdtempSync(join(tmpdir(), 'relay-config-')), 'solvers.json')
   writeFileSync(file, JSON.stringify(config))
   return { enigma, rasa, config, file, close: () => Promise.all([enigma.close(), rasa.close()]).then(() => undefined) }
