@@ -14,6 +14,9 @@ type Command =
 
 let sim: SolverSimulator | undefined
 
+// The benchmark that forked this process is gone (it finished or crashed): so is this one.
+process.on('disconnect', () => process.exit(0))
+
 process.on('message', async (command: Command) => {
   try {
     const reply = await run(command)

@@ -8,6 +8,7 @@ import { Kvm } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { connect } from '@nats-io/transport-node'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { killWithParent } from './natsServer.js'
 import { partitionOf } from '../src/partitions.js'
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
@@ -50,6 +51,7 @@ export function spawnRelay(file: string, natsUrl: string, id: string, extra: str
     cwd: packageRoot,
     env: { ...process.env, ...env },
   })
+  killWithParent(child)
   const output: string[] = []
   child.stdout!.on('data', (c: Buffer) => output.push(c.toString()))
   child.stderr!.on('data', (c: Buffer) => output.push(c.toString()))

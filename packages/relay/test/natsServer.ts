@@ -17,6 +17,23 @@ export async function freePort(): Promise<number> {
  * A real `nats-server -js` on a free loopback port with its own store directory (`.ci/run` installs
  * Debian's nats-server). `restart()` stops it and starts it again on the same port and store.
  */
+/**
+ * Kills a child process when this one exits, whatever the reason (a benchmark that throws must not
+ * leave a nats-server or relays running: CI found one that kept two cores busy for the next runs).
+ */
+export function killWithParent(child: ChildProcess): void {
+  if (!listening) process.once('exit', killChildren)
+  listening = true
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+}
+
+const children = new Set<ChildProcess>()
+let listening = false
+function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+}
+
 export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort()
   const monitor = await freePort()
@@ -25,6 +42,7 @@ export async function startNats(extra: string[] = []): Promise<{ url: string; po
   const start = async () => {
     const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = proc
+    killWithParent(proc)
     await new Promise<void>((resolve, reject) => {
       let text = ''
       proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
