@@ -7,6 +7,7 @@ import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { spawnRelay, stopRelay } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
+import { DEFAULT_PARTITIONS } from '../src/partitions.js'
 import { ACCOUNTS_BUCKET, LEASES_BUCKET } from '../src/relayStorage.js'
 
 const RELAYS = Number(process.env.RELAY_SLOW_RELAYS ?? 3)
@@ -75,16 +76,24 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
   for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(k, '{}')))
   const owned = async () => (await Promise.all(relays.map(async (r) => metric(await scrape(r), 'solver_relay_accounts_owned')))).reduce((a, b) => a + b, 0)
   await until(async () => (await owned()) === ACCOUNTS, 'every account owned', 120_000)
+  // Sampled once the partitions are spread (the first relay up takes them all, the others then claim
+  // their share): from then on nothing should move.
+  const partitionsOwned = async () => Promise.all(relays.map(async (r) => metric(await scrape(r), 'solver_relay_partitions_owned')))
+  await until(async () => (await partitionsOwned()).every((n) => n >= Math.floor(DEFAULT_PARTITIONS / RELAYS) - 1), 'the partitions spread', 120_000)
 
   const started = Date.now()
   let samples = 0
   let wrong = 0
   let highest = 0
+  const misses: string[] = []
   while (Date.now() - started < SECONDS * 1_000) {
     const total = await owned()
     samples++
     highest = Math.max(highest, total)
-    if (total !== ACCOUNTS) wrong++
+    if (total !== ACCOUNTS) {
+      wrong++
+      misses.push(`${fmt(total)} at ${((Date.now() - started) / 1000).toFixed(0)} s (partitions ${(await partitionsOwned()).join('/')})`)
+    }
     await new Promise((r) => setTimeout(r, 1_000))
   }
   const texts = await Promise.all(relays.map(scrape))
@@ -106,7 +115,7 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
 
   const pass = leaseLost === 0 && longestGapMs < LEASE_TTL_MS && wrong === 0 && leftLeased === 0
   console.log(
-    `RELAY slow history: ${RELAYS} relays, ${fmt(ACCOUNTS)} rasa accounts, every history request 1–2 s, ${SECONDS} s: LEASE_LOST ${leaseLost}, takeovers ${takeovers}, longest heartbeat gap ${(longestGapMs / 1000).toFixed(1)} s (TTL ${LEASE_TTL_MS / 1000} s), owned = accounts at ${samples - wrong} of ${samples} samples (highest ${fmt(highest)}); after the drain: exit codes ${exitCodes.join('/')}, partitions still leased ${leftLeased} ${pass ? 'PASS' : 'MISS'}`,
+    `RELAY slow history: ${RELAYS} relays, ${fmt(ACCOUNTS)} rasa accounts, every history request 1–2 s, ${SECONDS} s: LEASE_LOST ${leaseLost}, takeovers ${takeovers}, longest heartbeat gap ${(longestGapMs / 1000).toFixed(1)} s (TTL ${LEASE_TTL_MS / 1000} s), owned = accounts at ${samples - wrong} of ${samples} samples (highest ${fmt(highest)}); after the drain: exit codes ${exitCodes.join('/')}, partitions still leased ${leftLeased} ${pass ? 'PASS' : 'MISS'}${misses.length > 0 ? `; samples off: ${misses.join(', ')}` : ''}`,
   )
   return pass
 }
