@@ -79,7 +79,21 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
   // Sampled once the partitions are spread (the first relay up takes them all, the others then claim
   // their share): from then on nothing should move.
   const partitionsOwned = async () => Promise.all(relays.map(async (r) => metric(await scrape(r), 'solver_relay_partitions_owned')))
-  await until(async () => (await partitionsOwned()).every((n) => n >= Math.floor(DEFAULT_PARTITIONS / RELAYS) - 1), 'the partitions spread', 120_000)
+  // Spread: every partition held and the same split seen three seconds running.
+  let seen = ''
+  let same = 0
+  await until(
+    async () => {
+      const now = await partitionsOwned()
+      const text = now.join('/')
+      same = text === seen && now.reduce((a, b) => a + b, 0) === DEFAULT_PARTITIONS ? same + 1 : 0
+      seen = text
+      await new Promise((r) => setTimeout(r, 1_000))
+      return same >= 3
+    },
+    'the partitions spread',
+    120_000,
+  )
 
   const started = Date.now()
   let samples = 0
