@@ -4,6 +4,7 @@ import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { solversConfig } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
+import { storedKey } from '../src/deployment.js'
 import { ACCOUNTS_BUCKET } from '../src/relayStorage.js'
 import { startRelay } from '../src/startRelay.js'
 
@@ -43,7 +44,7 @@ export async function heapPerAccountBench(nats: Awaited<ReturnType<typeof startN
   const nc = await connect({ servers: nats.url })
   const accounts = await new Kvm(nc).create(ACCOUNTS_BUCKET, { history: 1 })
   const add = async (keys: string[]) => {
-    for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(k, '{}')))
+    for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(storedKey(k, 256), '{}')))
   }
   const settle = async (total: number, addresses: string[], sim: typeof rasa) => {
     await until(() => relay.owned().length === total, `${fmt(total)} accounts owned`)

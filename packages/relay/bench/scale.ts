@@ -8,6 +8,8 @@ import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { solversConfig, spawnRelay } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
+import { storedKey } from '../src/deployment.js'
+import { DEFAULT_PARTITIONS } from '../src/partitions.js'
 import { consumeNotifications } from '../src/consumeNotifications.js'
 import { ACCOUNTS_BUCKET } from '../src/relayStorage.js'
 
@@ -65,7 +67,7 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const jsm = await jetstreamManager(nc)
   const accountsKv = await new Kvm(nc).create(ACCOUNTS_BUCKET, { history: 1 })
   const started = performance.now()
-  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accountsKv.put(k, '{}')))
+  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accountsKv.put(storedKey(k, DEFAULT_PARTITIONS), '{}')))
   let last = ''
   await until(async () => {
     const now = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))

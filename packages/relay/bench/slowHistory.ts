@@ -7,6 +7,7 @@ import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { spawnRelay, stopRelay } from '../test/cluster.js'
 import type { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
+import { storedKey } from '../src/deployment.js'
 import { DEFAULT_PARTITIONS } from '../src/partitions.js'
 import { ACCOUNTS_BUCKET, LEASES_BUCKET } from '../src/relayStorage.js'
 
@@ -73,7 +74,7 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
 
   const accounts = await kvm.create(ACCOUNTS_BUCKET, { history: 1 })
   const keys = Array.from({ length: ACCOUNTS }, (_, i) => accountKey(1, 'beta', address(i)))
-  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(k, '{}')))
+  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accounts.put(storedKey(k, DEFAULT_PARTITIONS), '{}')))
   const owned = async () => (await Promise.all(relays.map(async (r) => metric(await scrape(r), 'solver_relay_accounts_owned')))).reduce((a, b) => a + b, 0)
   await until(async () => (await owned()) === ACCOUNTS, 'every account owned', 120_000)
   // Sampled once the partitions are spread (the first relay up takes them all, the others then claim
@@ -123,7 +124,7 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
   }
   const exitCodes = relays.map((r) => r.child.exitCode)
   // The next bench starts from an empty bucket: these accounts' simulator is gone.
-  await Promise.all(keys.map((k) => accounts.delete(k)))
+  await Promise.all(keys.map((k) => accounts.delete(storedKey(k, DEFAULT_PARTITIONS))))
   await nc.close()
   await rasa.close()
 

@@ -1,21 +1,10 @@
-import type { KV } from '@nats-io/kv'
-import { type Notification, type NotificationsClient, isPlausiblePosition, notificationKey } from '@solver-notifications/core'
+import { type Notification, type NotificationsClient, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { JetStreamPublisher } from './JetStreamPublisher.js'
+import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
 import type { RelayLogger } from './relayLogger.js'
 import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
-
-/**
- * What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second.
- *
- * @example
- * const position: Checkpoint = { since: 1_763_800_000, ids: ['enigma-41'] }
- */
-export interface Checkpoint {
-  since: number
-  ids: string[]
-}
 
 /**
  * The resume streams' de-duplication key: the notification's content (quote, modify_time, action, status,
@@ -34,7 +23,6 @@ export function dedupeKey(n: Notification): string {
 export interface AccountContext {
   client: NotificationsClient
   publisher: JetStreamPublisher
-  checkpoints: KV
   /** subjects are `<subjectPrefix>.<account key>` */
   subjectPrefix: string
   metrics: RelayMetrics
@@ -43,8 +31,6 @@ export interface AccountContext {
   protocolOf: (watched: WatchedAccount) => string
   /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
   streamLost: () => Promise<boolean>
-  /** true once this relay may no longer hold the account's partition: no checkpoint is written then (the next owner's would be overwritten) */
-  fenced?: (watched: WatchedAccount) => boolean
 }
 
 interface Pending {
@@ -56,15 +42,6 @@ interface Pending {
   attempt: number
 }
 
-/** FNV-1a of a checkpoint's text: the last one written is remembered as this number, not the text. */
-function hashText(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
-
-/** Checkpoints are written at most this often while the position moves (and when the account is let go). */
-const CHECKPOINT_EVERY_MS = 1_000
 const RETRY_MAX_MS = 5_000
 /** How long opening an account waits for its first backfill before the next account is opened anyway. */
 const FIRST_BACKFILL_WAIT_MS = 10_000
@@ -86,9 +63,6 @@ export class AccountRelay {
   private gapFrom: number | undefined
   /** the checkpoint's own second and its ids, until a backfill has finished (its rows cannot come again after it) */
   private skip: Checkpoint | undefined
-  /** a hash of the checkpoint last written (a number, not the text: thousands of accounts) */
-  private written: number | undefined
-  private checkpointTimer: ReturnType<typeof setTimeout> | undefined
   private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
   private stopped = false
   private readonly count: StreamCount
@@ -99,6 +73,8 @@ export class AccountRelay {
     readonly watched: WatchedAccount,
     /** shared by every account of the relay: nothing per account in it */
     private readonly ctx: AccountContext,
+    /** its partition's checkpoints: told when the position moves, written once for all the partition's accounts */
+    private readonly record: PartitionCheckpoint,
     start: Checkpoint,
   ) {
     this.acked = start.since
@@ -109,30 +85,13 @@ export class AccountRelay {
     if (start.ids.length > 0) this.ackedIds = new Set(start.ids)
   }
 
-  /** Reads the checkpoint (else starts from `fallbackSince`) and subscribes; resolves once the first backfill ended (see {@link begin}). */
-  static async open(watched: WatchedAccount, ctx: AccountContext, fallbackSince: number): Promise<AccountRelay> {
-    const relay = await AccountRelay.prepare(watched, ctx, fallbackSince)
-    await relay.begin()
-    return relay
-  }
-
   /**
-   * Reads the checkpoint (else starts from `fallbackSince`); subscribes nothing yet, so a batch of
-   * accounts can subscribe in one tick ({@link begin}) and a rasa hub sends one frame for all of them.
+   * An account resuming from its partition's checkpoint (else from `fallbackSince`); subscribes nothing
+   * yet, so a batch of accounts can subscribe in one tick ({@link begin}) and a rasa hub sends one
+   * frame for all of them.
    */
-  static async prepare(watched: WatchedAccount, ctx: AccountContext, fallbackSince: number): Promise<AccountRelay> {
-    let start: Checkpoint = { since: fallbackSince, ids: [] }
-    const entry = await ctx.checkpoints.get(watched.key)
-    if (entry && entry.operation === 'PUT') {
-      try {
-        const value = entry.json<Checkpoint>()
-        if (isPlausiblePosition(value?.since) && Array.isArray(value.ids)) start = value
-        else ctx.logger.warn({ account: watched.key, since: value?.since, resumingFrom: fallbackSince }, `checkpoint of ${watched.key} holds no plausible position (${JSON.stringify(value?.since)}); resuming from ${fallbackSince}`)
-      } catch {
-        ctx.logger.warn({ account: watched.key, resumingFrom: fallbackSince }, `checkpoint of ${watched.key} is not JSON; resuming from ${fallbackSince}`)
-      }
-    }
-    return new AccountRelay(watched, ctx, start)
+  static prepare(watched: WatchedAccount, ctx: AccountContext, record: PartitionCheckpoint, fallbackSince: number): AccountRelay {
+    return new AccountRelay(watched, ctx, record, record.positionOf(watched.key) ?? { since: fallbackSince, ids: [] })
   }
 
   /**
@@ -167,6 +126,7 @@ export class AccountRelay {
         // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
         if (event.backfill.state === 'finished') this.skip = undefined
         this.gapFrom = undefined
+        this.record.moved(this)
         this.settleFirstBackfill?.()
         this.ctx.metrics.backfill(event.backfill.state)
       }
@@ -205,7 +165,7 @@ export class AccountRelay {
       this.ackedIds = undefined
     }
     if (t === this.acked) (this.ackedIds ??= new Set()).add(p.key)
-    this.scheduleCheckpoint()
+    this.record.moved(this)
   }
 
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
@@ -235,29 +195,10 @@ export class AccountRelay {
     return at
   }
 
-  private scheduleCheckpoint(): void {
-    if (this.checkpointTimer !== undefined || this.stopped) return
-    this.checkpointTimer = setTimeout(() => {
-      this.checkpointTimer = undefined
-      void this.writeCheckpoint()
-    }, CHECKPOINT_EVERY_MS)
-  }
-
-  private async writeCheckpoint(): Promise<void> {
-    if (this.ctx.fenced?.(this.watched)) return
+  /** Where a takeover resumes: behind what is unacknowledged or uncovered, with the ids acknowledged at that second. */
+  checkpoint(): Checkpoint {
     const since = this.position()
-    const value: Checkpoint = { since, ids: since === this.acked ? [...(this.ackedIds ?? [])] : [] }
-    const text = JSON.stringify(value)
-    const hash = hashText(text)
-    if (hash === this.written) return
-    try {
-      await this.ctx.checkpoints.put(this.watched.key, text)
-      this.written = hash
-      this.ctx.metrics.checkpoints++
-    } catch (cause) {
-      this.ctx.metrics.error('CHECKPOINT')
-      this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: checkpoint not written (${(cause as Error)?.message ?? String(cause)}); a takeover may republish (de-duplicated)`)
-    }
+    return { since, ids: since === this.acked ? [...(this.ackedIds ?? [])] : [] }
   }
 
   get inFlight(): number {
@@ -265,8 +206,8 @@ export class AccountRelay {
   }
 
   /**
-   * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, writes the
-   * checkpoint. Then the lease may be released.
+   * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, gives its
+   * last position to its partition's record (the caller flushes that before the lease is released).
    */
   async stop(graceMs = 5_000): Promise<void> {
     if (this.stopped) return
@@ -274,9 +215,8 @@ export class AccountRelay {
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     this.stopped = true
-    clearTimeout(this.checkpointTimer)
     for (const timer of this.retryTimers ?? []) clearTimeout(timer)
     this.retryTimers = undefined
-    await this.writeCheckpoint()
+    this.record.moved(this)
   }
 }

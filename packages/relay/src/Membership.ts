@@ -1,5 +1,8 @@
 import type { KV, KvEntry } from '@nats-io/kv'
+import { LAYOUT } from './deployment.js'
 import { RelayError } from './RelayError.js'
+
+export { LAYOUT } from './deployment.js'
 
 /** One live relay as the assignment sees it. */
 export interface Member {
@@ -7,9 +10,6 @@ export interface Member {
   /** accounts it may hold at most */
   maxAccounts: number
 }
-
-/** The ownership layout this relay speaks: 2 = partition leases (1 = a lease per account). */
-export const LAYOUT = 2
 
 /**
  * The relays that are alive, from the heartbeats every relay writes as `instances.<id>` into the
@@ -52,8 +52,8 @@ export class Membership {
   }
 
   /**
-   * Refuses to start next to a live relay of the per-account layout (v1): the two would each think
-   * they own the same accounts. Read straight from the bucket, before this relay writes anything.
+   * Refuses to start next to a live relay of another layout: the two would each think they own the
+   * same accounts. Read straight from the bucket, before this relay writes anything.
    */
   async refuseOtherLayouts(now = Date.now()): Promise<void> {
     const old: string[] = []
@@ -70,7 +70,7 @@ export class Membership {
     if (old.length > 0) {
       throw new RelayError(
         'LAYOUT',
-        `Relays of the per-account layout are running (${old.join(', ')}): this relay leases partitions and would own the same accounts twice. Drain them first (SIGTERM), then start this one; their checkpoints are read as they are.`,
+        `Relays of another layout are running (${old.join(', ')}): this one would own the same accounts twice. Drain them first (SIGTERM), run "solver-relay migrate --nats URL" once, then start this one; checkpoints are read as they are.`,
       )
     }
   }

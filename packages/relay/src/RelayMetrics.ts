@@ -6,6 +6,8 @@ export interface MetricsSource {
   owned(): number
   /** partitions held */
   partitions?(): number
+  /** partitions of the deployment */
+  partitionCount?(): number
   accounts(): number
   pending(): number
   natsConnected(): boolean
@@ -96,7 +98,8 @@ export class RelayMetrics {
     this.ack = new Histogram({ name: 'solver_relay_publish_ack_seconds', help: 'From receiving a notification to its JetStream acknowledgement.', buckets: ACK_BUCKETS, registers })
     gauge('solver_relay_accounts_owned', 'Accounts of the partitions this relay holds (it watches them, or opens them behind their checkpoints).', [], (set) => set({}, source.owned()))
     gauge('solver_relay_partitions_owned', 'Partitions this relay holds a lease for.', [], (set) => set({}, source.partitions?.() ?? 0))
-    gauge('solver_relay_accounts', 'Accounts in the accounts bucket (every relay sees all of them).', [], (set) => set({}, source.accounts()))
+    gauge('solver_relay_accounts', "Entries of the accounts bucket (a relay reads only its own partitions' keys; removed accounts count until their delete markers are purged).", [], (set) => set({}, source.accounts()))
+    gauge('solver_relay_partitions', 'Partitions of the deployment (fixed for its life).', [], (set) => set({}, source.partitionCount?.() ?? 0))
     gauge('solver_relay_publishes_pending', 'Publishes waiting for a JetStream acknowledgement.', [], (set) => set({}, source.pending()))
     gauge('solver_relay_sockets', 'Solver sockets by state.', ['state'], (set) => {
       const s = source.client().socketStatus

@@ -1,15 +1,23 @@
+import type { KV } from '@nats-io/kv'
 import { Kvm } from '@nats-io/kv'
 import { isPlausiblePosition } from '@solver-notifications/core'
 import { parseAccountKey } from './accountKeys.js'
+import { openDeployment, parseStoredKey, storedKey } from './deployment.js'
 import { RelayError } from './RelayError.js'
 import { type NatsTarget, openNats } from './natsConnection.js'
-import { ACCOUNTS_BUCKET } from './relayStorage.js'
+import { ACCOUNTS_BUCKET, LEASES_BUCKET } from './relayStorage.js'
 
-/** Runs `job` on the accounts bucket, over a connection of the caller's or one opened (and closed) here. */
-async function withAccounts<T>(nats: NatsTarget, job: (kv: Awaited<ReturnType<Kvm['create']>>) => Promise<T>): Promise<T> {
+/**
+ * Runs `job` on the accounts bucket with the deployment's partition count (keys are stored under
+ * their partition), over a connection of the caller's or one opened (and closed) here.
+ */
+async function withAccounts<T>(nats: NatsTarget, job: (kv: KV, partitions: number) => Promise<T>): Promise<T> {
   const { nc, owned } = await openNats(nats, 'solver-relay accounts')
   try {
-    return await job(await new Kvm(nc).create(ACCOUNTS_BUCKET, { history: 1 }))
+    const kvm = new Kvm(nc)
+    const [accounts, leases] = await Promise.all([kvm.create(ACCOUNTS_BUCKET, { history: 1 }), kvm.create(LEASES_BUCKET, { history: 1 })])
+    const { partitions } = await openDeployment(leases, accounts, undefined, () => {})
+    return await job(accounts, partitions)
   } finally {
     if (owned) await nc.close()
   }
@@ -17,7 +25,7 @@ async function withAccounts<T>(nats: NatsTarget, job: (kv: Awaited<ReturnType<Kv
 
 /**
  * Starts watching accounts: puts their keys (`<chainId>.<solverId>.<lowercase account>`) into the
- * accounts bucket, with optional per-account options (`{ since }`: relay history from there the first
+ * accounts bucket (stored under their partition, `p<n>.<key>`, so a relay reads only its own), with optional per-account options (`{ since }`: relay history from there the first
  * time). Every key is checked first: one malformed key and nothing is written.
  *
  * @example
@@ -28,8 +36,8 @@ export async function addAccounts(nats: NatsTarget, keys: readonly string[], opt
   if (options.since !== undefined && !isPlausiblePosition(options.since)) {
     throw new RelayError('INVALID_PARAMETERS', `since must be unix seconds (0 for the start of history, or a time from 2001 to a day ahead), got ${String(options.since)}; milliseconds? divide by 1000`)
   }
-  await withAccounts(nats, async (kv) => {
-    for (const key of keys) await kv.put(key, JSON.stringify(options.since === undefined ? {} : { since: options.since }))
+  await withAccounts(nats, async (kv, partitions) => {
+    for (const key of keys) await kv.put(storedKey(key, partitions), JSON.stringify(options.since === undefined ? {} : { since: options.since }))
   })
 }
 
@@ -41,8 +49,8 @@ export async function addAccounts(nats: NatsTarget, keys: readonly string[], opt
  */
 export async function removeAccounts(nats: NatsTarget, keys: readonly string[]): Promise<void> {
   for (const key of keys) parseAccountKey(key)
-  await withAccounts(nats, async (kv) => {
-    for (const key of keys) await kv.delete(key)
+  await withAccounts(nats, async (kv, partitions) => {
+    for (const key of keys) await kv.delete(storedKey(key, partitions))
   })
 }
 
@@ -55,7 +63,10 @@ export async function removeAccounts(nats: NatsTarget, keys: readonly string[]):
 export async function listAccounts(nats: NatsTarget): Promise<string[]> {
   return withAccounts(nats, async (kv) => {
     const keys: string[] = []
-    for await (const key of await kv.keys()) keys.push(key)
+    for await (const stored of await kv.keys()) {
+      const parsed = parseStoredKey(stored)
+      if (parsed) keys.push(parsed.key)
+    }
     return keys.sort()
   })
 }

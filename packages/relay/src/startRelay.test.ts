@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
+import { storedKey } from './deployment.js'
+import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
+import { recordKey } from './PartitionCheckpoint.js'
 import { type Relay, startRelay } from './startRelay.js'
 
 const A = '0xabc0000000000000000000000000000000000001'
@@ -90,7 +93,7 @@ it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed 
   const nc = await connect({ servers: nats.url })
   const { Kvm } = await import('@nats-io/kv')
   const kv = await new Kvm(nc).open('solver_relay_accounts')
-  await kv.put(key, JSON.stringify({ since: Date.now() }))
+  await kv.put(storedKey(key, DEFAULT_PARTITIONS), JSON.stringify({ since: Date.now() }))
   await until(() => relay.owned().includes(key), 'the relay to own the account')
   expect(lines.some((l) => l.includes(key) && l.includes('not unix seconds'))).toBe(true)
   await sim.waitForSubscribers(A)
@@ -172,7 +175,9 @@ it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behi
   await until(() => relay.stats().checkpoints > 0, 'a checkpoint to be written')
   await relay.close()
   const nc = await connect({ servers: nats.url })
-  const checkpoint = (await (await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')).get(key))!.json<{ since: number }>()
+  // The account's position, in its partition's record.
+  const record = (await (await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')).get(recordKey(partitionOf(key, DEFAULT_PARTITIONS))))!
+  const checkpoint = record.json<{ accounts: Record<string, { since: number }> }>().accounts[key]!
   // Behind the gap the failed backfill left: a takeover from here finds `missed-77`.
   expect(checkpoint.since).toBeLessThanOrEqual(since)
   sim.clearHttpFaults()

@@ -20,10 +20,12 @@ import { RelayMetrics } from './RelayMetrics.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { type Readiness, startOpsServer } from './opsServer.js'
 import type { Registry } from 'prom-client'
-import { LEASES_BUCKET, checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
+import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
 import { LeaseTable } from './LeaseTable.js'
-import { LAYOUT, Membership } from './Membership.js'
-import { DEFAULT_PARTITIONS, assignPartitions, partitionOf } from './partitions.js'
+import { Membership } from './Membership.js'
+import { openDeployment, parseStoredKey } from './deployment.js'
+import { assignPartitions } from './partitions.js'
+import { PartitionCheckpoint, type RecordHooks } from './PartitionCheckpoint.js'
 import { WorkerPool } from './WorkerPool.js'
 
 /**
@@ -132,7 +134,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   try {
     await membership.refuseOtherLayouts()
     await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
-    partitions = await deploymentPartitions(leasesKv, options.partitions, logger)
+    partitions = (await openDeployment(leasesKv, accountsKv, options.partitions, (message) => logger.warn({ partitions: options.partitions }, message))).partitions
   } catch (error) {
     if (ownsNc) await nc.close()
     throw error
@@ -158,9 +160,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   // Hubs of at most RELAY_HUB_ACCOUNTS: a rasa hub resends its whole list on every change, so a bounded
   // list keeps each subscribe frame small and the bytes of moving accounts linear, not quadratic.
   const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, config })
-  /** every watched account, and the accounts of each partition */
+  /** accounts in the bucket (all partitions), refreshed every round */
+  let totalAccounts = 0
+  /** the accounts of the partitions this relay holds, and the accounts of each partition */
   const wanted = new Map<string, { watched: WatchedAccount; since: number; partition: number }>()
   const byPartition = new Map<number, Set<string>>()
+  /** each held partition's checkpoint record, claimed when its accounts are read */
+  const records = new Map<number, PartitionCheckpoint>()
   /** the partitions this relay leases: the revision it holds, until when a renewal confirmed it, and whether it is being handed over */
   const held = new Map<number, { revision: number; confirmedUntil: number; releasing: boolean; givingBack?: boolean; renewing?: Promise<unknown> | undefined }>()
   /** the accounts this relay watches (opening, or open) */
@@ -190,7 +196,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     for (const [partition, lease] of held) if (!lease.releasing) for (const key of byPartition.get(partition) ?? []) keys.push(key)
     return keys
   }
-  const metrics = new RelayMetrics({ owned: () => ownedCount(), partitions: () => held.size, accounts: () => wanted.size, pending, natsConnected: () => natsConnected, client: () => client.stats() })
+  const metrics = new RelayMetrics({ owned: () => ownedCount(), partitions: () => held.size, partitionCount: () => partitions, accounts: () => totalAccounts, pending, natsConnected: () => natsConnected, client: () => client.stats() })
   const protocolOf = (w: WatchedAccount) => {
     try {
       return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
@@ -201,21 +207,26 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   /** Handing accounts over: bounded, and never stopped (a drain is made of them). */
   const handovers = new WorkerPool(CONCURRENCY, () => false)
 
+  /** An account entry of a partition this relay watches (`p<n>.<key>`). */
   const onAccount = (e: KvEntry) => {
-    const before = wanted.get(e.key)
+    const stored = parseStoredKey(e.key)
+    if (!stored || !held.has(stored.partition)) return
+    const key = stored.key
+    const before = wanted.get(key)
     if (e.operation !== 'PUT') {
+      loading.get(stored.partition)?.add(key)
       if (before) {
-        wanted.delete(e.key)
-        byPartition.get(before.partition)?.delete(e.key)
+        wanted.delete(key)
+        byPartition.get(before.partition)?.delete(key)
         if (isMine(before.partition)) reconcileSoon()
       }
       return
     }
     let watched: WatchedAccount
     try {
-      watched = parseAccountKey(e.key)
+      watched = parseAccountKey(key)
     } catch (error) {
-      logger.warn({ key: e.key }, (error as Error).message)
+      logger.warn({ key }, (error as Error).message)
       return
     }
     let since = Math.floor(e.created.getTime() / 1000)
@@ -224,17 +235,75 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       if (isPlausiblePosition(value?.since)) since = value.since
       else if (value?.since !== undefined) {
         // A position in milliseconds (or days ahead) would make the backfill wait for a future that never comes.
-        logger.warn({ account: e.key, since: value.since }, `account ${e.key}: since ${JSON.stringify(value.since)} is not unix seconds (milliseconds?); relaying from when the key was put (${since})`)
+        logger.warn({ account: key, since: value.since }, `account ${key}: since ${JSON.stringify(value.since)} is not unix seconds (milliseconds?); relaying from when the key was put (${since})`)
       }
     } catch {
-      logger.warn({ account: e.key }, `account ${e.key}: value is not JSON; using {}`)
+      logger.warn({ account: key }, `account ${key}: value is not JSON; using {}`)
     }
-    const partition = partitionOf(e.key, partitions)
-    wanted.set(e.key, { watched, since, partition })
+    const partition = stored.partition
+    wanted.set(key, { watched, since, partition })
     let members = byPartition.get(partition)
     if (!members) byPartition.set(partition, (members = new Set()))
-    members.add(e.key)
-    if (isMine(partition) && !open.has(e.key)) reconcileSoon()
+    members.add(key)
+    // Accounts read by a partition's load open together when the loads are done (one subscribe frame per hub per batch).
+    if (isMine(partition) && !open.has(key) && loaders === 0) reconcileSoon()
+  }
+
+  /**
+   * Reads a partition's accounts when it is taken (its keys, `p<n>.>`, one request each, a few at a
+   * time); changes after that come through the bucket's watch, which drops every other partition's
+   * entries: an account this relay does not own costs it no memory. (One watch per partition would
+   * cost a consumer per partition on nats-server 2.9, which filters a consumer by one subject.)
+   */
+  const loading = new Map<number, Set<string>>()
+  /** Partitions whose accounts are to be read, a few at a time: each read is a consumer on the server, and a relay may take 1,024 partitions at once. */
+  const toLoad: number[] = []
+  let loaders = 0
+  const queueLoad = (partition: number) => {
+    toLoad.push(partition)
+    while (loaders < 4 && toLoad.length > 0) {
+      loaders++
+      void (async () => {
+        try {
+          for (let next = toLoad.shift(); next !== undefined && !closed; next = toLoad.shift()) if (held.has(next)) await loadPartition(next)
+        } finally {
+          loaders--
+          if (loaders === 0) reconcileSoon()
+        }
+      })()
+    }
+  }
+  const loadPartition = async (partition: number) => {
+    const deleted = new Set<string>()
+    loading.set(partition, deleted)
+    try {
+      // Its checkpoints first: claiming them fences a previous owner's writes before any account opens here.
+      try {
+        records.set(partition, await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition)))
+      } catch (error) {
+        logger.warn({ partition }, `partition ${partition}: checkpoints not claimed (${(error as Error)?.message ?? String(error)}); given back, taken again in a later round`)
+        void release(partition)
+        return
+      }
+      const keys: string[] = []
+      for await (const stored of await accountsKv.keys(`p${partition}.>`)) keys.push(stored)
+      await runBounded(keys, async (stored) => {
+        const entry = await accountsKv.get(stored)
+        const parsed = parseStoredKey(stored)
+        // Deleted while this read was under way: the watch's delete is newer than this answer.
+        if (entry && parsed && !deleted.has(parsed.key) && held.has(partition)) onAccount(entry)
+      })
+    } catch (error) {
+      logger.warn({ partition }, `partition ${partition}: accounts not read (${(error as Error)?.message ?? String(error)}); read again when it is taken again`)
+    } finally {
+      if (loading.get(partition) === deleted) loading.delete(partition)
+    }
+  }
+  /** A partition let go: its accounts are forgotten (an account it does not own costs it nothing). */
+  const forgetPartition = (partition: number) => {
+    records.delete(partition)
+    for (const key of byPartition.get(partition) ?? []) wanted.delete(key)
+    byPartition.delete(partition)
   }
   // One bucket, two tables: heartbeats (`instances.<id>`) and partition leases (`partitions.<n>`).
   const onLease = (e: KvEntry) => {
@@ -271,18 +340,21 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   // ---- work: opening and closing accounts, never in the way of liveness ----
 
   /** What every account shares: one object for the relay, none per account. */
-  const accountContext: AccountContext = {
-    client,
-    publisher,
-    checkpoints,
-    subjectPrefix: prefix,
-    metrics,
-    logger,
-    protocolOf,
-    streamLost,
-    // Still held (a handover writes the checkpoint before giving the lease back) and renewed in time.
-    fenced: (watched) => (held.get(partitionOf(watched.key, partitions))?.confirmedUntil ?? 0) <= Date.now(),
-  }
+  const accountContext: AccountContext = { client, publisher, subjectPrefix: prefix, metrics, logger, protocolOf, streamLost }
+  /** What a partition's checkpoint record asks of the relay. */
+  const recordHooks = (partition: number): RecordHooks => ({
+    // Still held (a handover writes the checkpoints before giving the lease back) and renewed in time.
+    fenced: () => (held.get(partition)?.confirmedUntil ?? 0) <= Date.now(),
+    stale: () => void lose(partition, 'another relay claimed its checkpoints'),
+    wrote: () => {
+      metrics.checkpoints++
+    },
+    failed: (message) => {
+      metrics.error('CHECKPOINT')
+      logger.warn({ partition }, `partition ${partition}: checkpoints not written (${message}); written again in a second, and a takeover meanwhile republishes (de-duplicated)`)
+    },
+    warn: (fields, message) => logger.warn({ partition, ...fields }, message),
+  })
 
   /**
    * Opens accounts of held partitions from their checkpoints, CONCURRENCY at a time: their checkpoints
@@ -293,24 +365,26 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const slots: Array<{ key: string; slot: { relay: AccountRelay | undefined }; partition: number; relay?: AccountRelay }> = []
     for (const key of keys) {
       const entry = wanted.get(key)
-      if (!entry || open.has(key) || !isMine(entry.partition) || closed || handingOver) continue
+      if (!entry || open.has(key) || !isMine(entry.partition) || !records.has(entry.partition) || closed || handingOver) continue
       const slot: { relay: AccountRelay | undefined } = { relay: undefined }
       open.set(key, slot)
       slots.push({ key, slot, partition: entry.partition })
     }
-    await Promise.all(
-      slots.map(async (s) => {
-        const entry = wanted.get(s.key)
-        if (!entry) return
-        try {
-          s.relay = await AccountRelay.prepare(entry.watched, accountContext, entry.since)
-        } catch (error) {
-          metrics.error('WATCH')
-          logger.error({ account: s.key }, `${s.key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
-          if (open.get(s.key) === s.slot) open.delete(s.key)
-        }
-      }),
-    )
+    for (const s of slots) {
+      const entry = wanted.get(s.key)
+      const record = records.get(s.partition)
+      if (!entry || !record) {
+        if (open.get(s.key) === s.slot) open.delete(s.key)
+        continue
+      }
+      try {
+        s.relay = AccountRelay.prepare(entry.watched, accountContext, record, entry.since)
+      } catch (error) {
+        metrics.error('WATCH')
+        logger.error({ account: s.key }, `${s.key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
+        if (open.get(s.key) === s.slot) open.delete(s.key)
+      }
+    }
     // One tick: every stream of the batch subscribes before any frame goes out.
     const started: Array<Promise<void>> = []
     for (const s of slots) {
@@ -366,10 +440,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   /** A partition's accounts are stopped at once (no more publishing) and it is forgotten. */
   const lose = async (partition: number, why: string) => {
     if (!held.delete(partition)) return
+    records.get(partition)?.drop()
     metrics.error('LEASE_LOST')
     moves.lost++
     logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
     await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key, 0))
+    if (!held.has(partition)) forgetPartition(partition)
   }
 
   const renew = async (partition: number) => {
@@ -401,6 +477,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     lease.releasing = true
     const run = (async () => {
       await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key))
+      // The accounts' last positions written before the lease goes: the next owner resumes there.
+      await records.get(partition)?.flush()
       if (held.get(partition) !== lease) return
       // No renewal races the give-back: the one in flight lands first, and none starts after.
       lease.givingBack = true
@@ -409,7 +487,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       await leases.giveBack(String(partition), lease.revision)
       // Counted when accounts moved with it: an empty partition changing hands is not a handover anyone waits for.
       if ((byPartition.get(partition)?.size ?? 0) > 0) metrics.handoffs++
+
       moves.handedOver++
+      if (!held.has(partition)) forgetPartition(partition)
     })().finally(() => releasing.delete(partition))
     releasing.set(partition, run)
     return run
@@ -424,8 +504,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
     held.set(partition, { revision: lease.revision, confirmedUntil: sent + leaseTtlMs - fenceMarginMs, releasing: false })
     moves.taken++
+    // Its accounts are read beside the liveness timer (their keys live under the partition).
+    queueLoad(partition)
     if (lease.from) {
-      if ((byPartition.get(partition)?.size ?? 0) > 0) metrics.takeovers++
+      metrics.takeovers++
       moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
     }
   }
@@ -437,7 +519,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     // Fenced: a partition whose renewal was not confirmed in time stops publishing before anyone else may take it.
     for (const [partition, lease] of held) if (lease.confirmedUntil <= now) await lose(partition, 'renewal not confirmed in time')
     await runBounded([...held.keys()], renew)
-    const accountsPerPartition = Math.max(1, wanted.size) / partitions
+    // Every account in the bucket (its stream's count): a relay reads only its own partitions' keys.
+    totalAccounts = await accountsKv
+      .status()
+      .then((status) => status.values)
+      .catch(() => totalAccounts)
+    const accountsPerPartition = Math.max(1, totalAccounts) / partitions
     const members = membership.live().map((m) => ({
       id: m.id,
       maxPartitions: m.maxAccounts >= Number.MAX_SAFE_INTEGER ? undefined : Math.max(1, Math.floor(m.maxAccounts / accountsPerPartition)),
@@ -462,9 +549,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     moves = { taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map() }
     if (from.size > 0) logger.info({ partitions: [...from.values()].reduce((a, b) => a + b, 0), from: Object.fromEntries(from) }, 'took over partitions whose leases expired')
     if (taken > 0 || handedOver > 0 || lost > 0) {
-      logger.info({ taken, handedOver, lost, partitions: held.size, owned: open.size, accounts: wanted.size, instances: membership.live().length }, 'partitions moved')
+      logger.info({ taken, handedOver, lost, partitions: held.size, owned: open.size, accounts: totalAccounts, instances: membership.live().length }, 'partitions moved')
     }
-    if (opened > 0) logger.info({ opened, owned: open.size, accounts: wanted.size }, 'accounts moved')
+    if (opened > 0) logger.info({ opened, owned: open.size, accounts: totalAccounts }, 'accounts moved')
   }
   const interval = Math.max(200, Math.floor(leaseTtlMs / 3))
   /** How long before its lease could run out a relay stops publishing for a partition it could not renew: clocks of two machines may differ this much. */
@@ -582,7 +669,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       instanceId: id,
       instances: membership.live().length,
       owned: ownedCount(),
-      accounts: wanted.size,
+      accounts: totalAccounts,
       received: metrics.received,
       published: metrics.published,
       duplicates: metrics.duplicates,
@@ -612,37 +699,6 @@ async function runBounded<T>(items: readonly T[], job: (item: T) => Promise<void
     while (next < items.length) await job(items[next++]!)
   }
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker))
-}
-
-/**
- * The deployment's partition count, fixed for its life: stored in the leases bucket (`config`) by the
- * first relay; a relay asking for another count is told the stored one wins.
- */
-async function deploymentPartitions(kv: KV, asked: number | undefined, logger: RelayLogger): Promise<number> {
-  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 65_536)) {
-    throw new RelayError('INVALID_PARAMETERS', `partitions must be an integer from 1 to 65,536, got ${String(asked)}`)
-  }
-  const wanted = asked ?? DEFAULT_PARTITIONS
-  try {
-    await kv.create('config', JSON.stringify({ layout: LAYOUT, partitions: wanted }))
-    return wanted
-  } catch {
-    // Someone wrote it first: theirs is the deployment's.
-  }
-  const entry = await kv.get('config')
-  let stored: number | undefined
-  try {
-    stored = entry?.operation === 'PUT' ? Number(entry.json<{ partitions?: unknown }>().partitions) : undefined
-  } catch {
-    stored = undefined
-  }
-  if (stored === undefined || !Number.isInteger(stored) || stored < 1) {
-    throw new RelayError('LAYOUT', `The deployment's config in ${LEASES_BUCKET} (key "config") is not readable; delete that key to let the next relay write it again.`)
-  }
-  if (asked !== undefined && asked !== stored) {
-    logger.warn({ asked, partitions: stored }, `partitions ${asked} asked, but this deployment has ${stored} (fixed for its life): using ${stored}`)
-  }
-  return stored
 }
 
 /** Which credentials the relay uses, for the start log line (never the secret itself). */

@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { connect } from '@nats-io/transport-node'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { killWithParent } from './natsServer.js'
-import { partitionOf } from '../src/partitions.js'
+import { parseStoredKey } from '../src/deployment.js'
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 /** The relay package: `--import tsx` resolves from here, wherever the test runner was started. */
@@ -71,9 +71,6 @@ export async function observe(natsUrl: string, stream = 'SOLVER_NOTIFICATIONS') 
     /** account key → owner: the owner of its partition's lease, for leases not expired */
     async owners(): Promise<Map<string, string>> {
       const out = new Map<string, string>()
-      const config = await leases.get('config')
-      if (config?.operation !== 'PUT') return out
-      const partitions = Number(config.json<{ partitions: number }>().partitions)
       const now = Date.now()
       const byPartition = new Map<number, string>()
       for await (const key of await leases.keys('partitions.>')) {
@@ -82,9 +79,11 @@ export async function observe(natsUrl: string, stream = 'SOLVER_NOTIFICATIONS') 
         const v = e.json<{ owner: string; expires: number }>()
         if (v.expires > now) byPartition.set(Number(key.slice('partitions.'.length)), v.owner)
       }
-      for await (const key of await accounts.keys()) {
-        const owner = byPartition.get(partitionOf(key, partitions))
-        if (owner !== undefined) out.set(key, owner)
+      for await (const stored of await accounts.keys()) {
+        const parsed = parseStoredKey(stored)
+        if (!parsed) continue
+        const owner = byPartition.get(parsed.partition)
+        if (owner !== undefined) out.set(parsed.key, owner)
       }
       return out
     },

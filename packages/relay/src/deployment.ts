@@ -1,0 +1,93 @@
+import type { KV } from '@nats-io/kv'
+import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
+import { RelayError } from './RelayError.js'
+import { LEASES_BUCKET } from './relayStorage.js'
+
+/**
+ * The storage layout this version reads and writes: 3 = accounts keyed under their partition
+ * (`p<n>.<key>`), partition leases. 2 = partition leases over unpartitioned account keys, 1 = a
+ * lease per account: both are moved to 3 by `solver-relay migrate`.
+ */
+export const LAYOUT = 3
+
+/** What a deployment fixed for its life, stored once in the leases bucket (key `config`). */
+export interface Deployment {
+  layout: number
+  partitions: number
+}
+
+const PARTITIONED = /^p(\d+)\.(.+)$/
+
+/**
+ * The key an account is stored under in the accounts bucket: its partition, a dot, its key. A relay
+ * watches only the partitions it holds (`p<n>.>`), so what it does not own costs it nothing.
+ *
+ * @example
+ * storedKey('42161.beta.0xabc0000000000000000000000000000000000001', 1_024) // 'p417.42161.beta.0xabc…0001'
+ */
+export function storedKey(key: string, partitions: number): string {
+  return `p${partitionOf(key, partitions)}.${key}`
+}
+
+/** The account key of a stored key, and its partition; undefined for a key of an older layout. */
+export function parseStoredKey(stored: string): { partition: number; key: string } | undefined {
+  const match = PARTITIONED.exec(stored)
+  return match ? { partition: Number(match[1]), key: match[2]! } : undefined
+}
+
+/** The deployment's config, or undefined when none was written yet. */
+export async function readDeployment(leases: KV): Promise<Deployment | undefined> {
+  const entry = await leases.get('config')
+  if (entry?.operation !== 'PUT') return undefined
+  let value: { layout?: unknown; partitions?: unknown }
+  try {
+    value = entry.json()
+  } catch {
+    value = {}
+  }
+  const partitions = Number(value.partitions)
+  if (!Number.isInteger(partitions) || partitions < 1) {
+    throw new RelayError('LAYOUT', `The deployment's config in ${LEASES_BUCKET} (key "config") is not readable; delete that key and run solver-relay migrate.`)
+  }
+  return { layout: Number(value.layout ?? 1), partitions }
+}
+
+/** Whether the accounts bucket holds keys of an older layout (unpartitioned); stops at the first. */
+async function hasOldKeys(accounts: KV): Promise<boolean> {
+  for await (const key of await accounts.keys()) if (parseStoredKey(key) === undefined) return true
+  return false
+}
+
+/**
+ * The deployment this relay (or command) works in: the stored config, or a new one (layout 3, the
+ * partitions asked or 1,024) for a fresh deployment. Data of an older layout is refused with what to
+ * run (`LAYOUT`): the relays must be drained and `solver-relay migrate` run first.
+ */
+export async function openDeployment(leases: KV, accounts: KV, asked: number | undefined, warn: (message: string) => void): Promise<Deployment> {
+  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 65_536)) {
+    throw new RelayError('INVALID_PARAMETERS', `partitions must be an integer from 1 to 65,536, got ${String(asked)}`)
+  }
+  let stored = await readDeployment(leases)
+  if (stored === undefined) {
+    if (await hasOldKeys(accounts)) throw migrateFirst('accounts are stored by an older relay (unpartitioned keys)')
+    const fresh: Deployment = { layout: LAYOUT, partitions: asked ?? DEFAULT_PARTITIONS }
+    try {
+      await leases.create('config', JSON.stringify(fresh))
+      return fresh
+    } catch {
+      // Someone wrote it first: theirs is the deployment's.
+      stored = await readDeployment(leases)
+      if (stored === undefined) throw new RelayError('LAYOUT', `The deployment's config in ${LEASES_BUCKET} could not be written or read; check the NATS account's permissions.`)
+    }
+  }
+  if (stored.layout !== LAYOUT) throw migrateFirst(`this deployment is of layout ${stored.layout}`)
+  if (asked !== undefined && asked !== stored.partitions) warn(`partitions ${asked} asked, but this deployment has ${stored.partitions} (fixed for its life): using ${stored.partitions}`)
+  return stored
+}
+
+function migrateFirst(why: string): RelayError {
+  return new RelayError(
+    'LAYOUT',
+    `${why}; this relay keys accounts under their partition (layout ${LAYOUT}). Drain the old relays (SIGTERM), then run "solver-relay migrate --nats URL" once, then start the new ones.`,
+  )
+}
