@@ -121,6 +121,9 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const takeoverSeconds = (performance.now() - killedAt) / 1000
   const takeovers = (await sum(survivors, 'solver_relay_lease_takeovers_total')) - takeoversBefore
   trace('re-owned')
+  if (process.env.RELAY_SCALE_TRACE) {
+    for (const i of survivors) for (const line of relays[i]!.output.join('').split('\n')) if (line.includes('"msg":"partitions read"')) console.log(`${relays[i]!.id}: ${line}`)
+  }
   await round(3)
   trace('round 3 published')
 
@@ -163,6 +166,18 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const byCode = new Map<string, number>()
   for (const text of scraped) for (const [, code, n] of text.matchAll(/^solver_relay_errors_total\{code="([^"]+)"\} (\d+)/gm)) byCode.set(code!, (byCode.get(code!) ?? 0) + Number(n))
 
+  // Errors are findings: what each one was, from the relays' own log lines (when, and why).
+  const reasons = new Map<string, number>()
+  for (const [i, relay] of relays.entries()) {
+    if (i === victim) continue
+    for (const line of relay.output.join('').split('\n')) {
+      const msg = /"msg":"(lost partition \d+ \(([^)]*)\)|partition \d+: checkpoints not written \(([^)]*)\))/.exec(line)
+      if (!msg) continue
+      const at = /"time":"[^"]*T(\d\d:\d\d:\d\d)/.exec(line)?.[1] ?? '?'
+      const why = msg[2] !== undefined ? `lost: ${msg[2]}` : `checkpoint: ${msg[3]!.slice(0, 80)}`
+      reasons.set(`${why} (first at ${at})`, (reasons.get(`${why} (first at ${at})`) ?? 0) + 1)
+    }
+  }
   const exactlyOnce = enigmaTwice === 0 && enigmaMissing === 0 && rasaMissing === 0
   const inTime = takeoverSeconds * 1000 <= LEASE_TTL_MS + REOWN_SLACK_MS
   console.log(
@@ -174,6 +189,18 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   console.log(
     `RELAY scale: independent consumer read ${fmt(read)} messages: enigma transitions ${fmt(enigmaPublished.ids.length)} (missing ${enigmaMissing}, twice ${enigmaTwice}), rasa quotes' latest states ${fmt(rasaPublished.latest.length)} (missing ${rasaMissing}) ${exactlyOnce ? 'PASS' : 'MISS'}`,
   )
+  if (reasons.size > 0) {
+    const byWhy = new Map<string, { n: number; times: string[] }>()
+    for (const [key, n] of reasons) {
+      const [, why, at] = /^(.*) \(first at (.*)\)$/.exec(key)!
+      const entry = byWhy.get(why!) ?? { n: 0, times: [] }
+      entry.n += n
+      entry.times.push(at!)
+      byWhy.set(why!, entry)
+    }
+    const killedClock = new Date(Date.now() - (performance.now() - killedAt)).toISOString().slice(11, 19)
+    for (const [why, { n, times }] of byWhy) console.log(`RELAY scale: ${fmt(n)} × ${why} — from ${times.sort()[0]} to ${times.sort().at(-1)} (kill at ${killedClock})`)
+  }
   for (const relay of relays) if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGTERM')
   await Promise.all(relays.map((r) => r.exited))
   await nc.close()

@@ -104,7 +104,10 @@ export class AccountRelay {
       this.settleFirstBackfill = resolve
     })
     this.subscribe()
-    return Promise.race([first, new Promise<void>((resolve) => setTimeout(resolve, FIRST_BACKFILL_WAIT_MS).unref?.())]).then(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    return Promise.race([first, new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_BACKFILL_WAIT_MS)))]).then(() => {
+      // Settled: its wait is let go at once (a takeover of thousands of accounts would otherwise keep a timer each for seconds).
+      clearTimeout(timer)
       this.settleFirstBackfill = undefined
     })
   }

@@ -142,7 +142,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (ownsNc) await nc.close()
     throw error
   }
-  const publisher = new JetStreamPublisher(nc)
+  // Publishes get a connection of their own (when the relay opens its connections): thousands in
+  // flight would otherwise queue heartbeats and lease renewals behind them, in the client's buffer and
+  // in the server's reading of the connection. A caller's own connection carries both.
+  let dataNc = nc
+  if (ownsNc) {
+    try {
+      dataNc = (await openNats(options.nats, `solver-relay ${id} publishes`)).nc
+    } catch (error) {
+      await nc.close()
+      throw error
+    }
+  }
+  const publisher = new JetStreamPublisher(dataNc)
   /** One check at a time, shared by every publish that failed meanwhile: was the stream there? */
   let recovering: Promise<boolean> | undefined
   const streamLost = (): Promise<boolean> => {
@@ -280,6 +292,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     while (toLoad.size > 0 && !closed) {
       const batch = [...toLoad].filter((p) => held.has(p))
       toLoad.clear()
+      const started = Date.now()
       const claimed: number[] = []
       await runBounded(batch, async (partition) => {
         try {
@@ -292,12 +305,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           giveUp(partition, 'checkpoints not claimed', error)
         }
       })
+      const claimedAt = Date.now()
+      let read = 0
       const take = (entry: KvEntry) => {
         const parsed = parseStoredKey(entry.key)
+        read++
         // Deleted while this read was under way: the watch's delete is newer than this answer.
         if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
       }
-      if (claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS) {
+      const scan = claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
+      if (scan) {
         try {
           for await (const entry of await accountsKv.history({ key: '>' })) take(entry)
         } catch (error) {
@@ -317,6 +334,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         )
       }
       for (const partition of claimed) loading.delete(partition)
+      if (claimed.length > 0) {
+        logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
+      }
     }
   }
   /** A partition let go: its accounts are forgotten (an account it does not own costs it nothing). */
@@ -340,19 +360,27 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const watches = [await follow(accountsKv, onAccount), await follow(leasesKv, onLease)]
   // A restarted server may have lost the watchers' consumers: follow again on every reconnect.
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (closed) break
-      if (s.type === 'disconnect') {
-        natsConnected = false
-        logger.warn({ server: s.server }, 'NATS disconnected; reconnecting (publishes are retried, checkpoints stay behind them)')
-      } else if (s.type === 'reconnect') {
-        natsConnected = true
-        logger.info({ server: s.server }, 'NATS reconnected')
-        for (const w of watches) await w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+  const down = new Set<NatsConnection>()
+  const followStatus = (conn: NatsConnection, what: string, reconnected: () => Promise<void>) =>
+    void (async () => {
+      for await (const s of conn.status()) {
+        if (closed) break
+        if (s.type === 'disconnect') {
+          down.add(conn)
+          natsConnected = false
+          logger.warn({ server: s.server, connection: what }, 'NATS disconnected; reconnecting (publishes are retried, checkpoints stay behind them)')
+        } else if (s.type === 'reconnect') {
+          down.delete(conn)
+          natsConnected = down.size === 0
+          logger.info({ server: s.server, connection: what }, 'NATS reconnected')
+          await reconnected()
+        }
       }
-    }
-  })()
+    })()
+  followStatus(nc, 'control', async () => {
+    for (const w of watches) await w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+  })
+  if (dataNc !== nc) followStatus(dataNc, 'publishes', async () => {})
 
   /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
   let moves = { taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map<string, number>() }
@@ -659,7 +687,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     publisher.close()
     logger.info({ handedOver: handing, ms: Date.now() - started }, 'drain finished')
     reportMoves()
-    if (ownsNc) await nc.drain()
+    if (ownsNc) {
+      if (dataNc !== nc) await dataNc.drain()
+      await nc.drain()
+    }
     await ops?.close()
   }
   try {
