@@ -168,7 +168,7 @@ export class AccountRelay {
       this.ackedIds = undefined
     }
     if (t === this.acked) (this.ackedIds ??= new Set()).add(p.key)
-    this.record.moved(this)
+    if (!this.stopped) this.record.moved(this)
   }
 
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
@@ -210,9 +210,10 @@ export class AccountRelay {
 
   /**
    * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, gives its
-   * last position to its partition's record (the caller flushes that before the lease is released).
+   * last position to its partition's record (the caller flushes that before the lease is released),
+   * or, when it was removed from the bucket (`forget`), takes its position out of the record.
    */
-  async stop(graceMs = 5_000): Promise<void> {
+  async stop(graceMs = 5_000, forget = false): Promise<void> {
     if (this.stopped) return
     this.subscription?.unsubscribe()
     const deadline = Date.now() + graceMs
@@ -220,6 +221,7 @@ export class AccountRelay {
     this.stopped = true
     for (const timer of this.retryTimers ?? []) clearTimeout(timer)
     this.retryTimers = undefined
-    this.record.moved(this)
+    if (forget) this.record.forget(this.watched.key, this)
+    else this.record.moved(this)
   }
 }

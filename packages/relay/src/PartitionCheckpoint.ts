@@ -64,7 +64,7 @@ function checkpointText(c: Checkpoint): string {
  * record.moved(accountRelay) // written within a second
  */
 export class PartitionCheckpoint {
-  /** every account's checkpoint as its JSON text (accounts removed from the bucket keep theirs: re-added, they resume there) */
+  /** every account's checkpoint as its JSON text (an account removed from the bucket leaves: re-added, it starts from its new entry) */
   private readonly positions: Map<string, string>
   private dirty: Set<Positioned> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -131,6 +131,17 @@ export class PartitionCheckpoint {
   positionOf(key: string): Checkpoint | undefined {
     const text = this.positions.get(key)
     return text === undefined ? undefined : (JSON.parse(text) as Checkpoint)
+  }
+
+  /** The accounts the record holds, with their positions (its last owner's accounts). */
+  *accounts(): IterableIterator<[string, Checkpoint]> {
+    for (const [key, text] of this.positions) yield [key, JSON.parse(text) as Checkpoint]
+  }
+
+  /** An account removed from the bucket: its position leaves the record (written within a second). */
+  forget(key: string, account?: Positioned): void {
+    if (account) this.dirty?.delete(account)
+    if (this.positions.delete(key) && !this.dropped) this.timer ??= setTimeout(() => void this.flush(), WRITE_EVERY_MS)
   }
 
   /** An account's position moved (or it stopped): asked for and written within a second. */

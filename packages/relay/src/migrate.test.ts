@@ -34,6 +34,9 @@ it.skipIf(!natsAvailable)('an older deployment: a new relay refuses it (LAYOUT, 
   await leases!.put(`leases.${keys[0]}`, JSON.stringify({ owner: 'old', expires: Date.now() - 1 }))
   const since = Math.floor(Date.now() / 1000) - 60
   await checkpoints!.put(keys[1]!, JSON.stringify({ since, ids: [] }))
+  // The checkpoint of an account removed long ago (the older layouts kept it): not carried over.
+  const removed = accountKey(1, 'beta', address(99))
+  await checkpoints!.put(removed, JSON.stringify({ since, ids: [] }))
 
   await expect(startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'new' })).rejects.toMatchObject({ code: 'LAYOUT', message: expect.stringContaining('solver-relay migrate') })
   await expect(listAccounts({ servers: nats.url })).rejects.toMatchObject({ code: 'LAYOUT' })
@@ -53,6 +56,8 @@ it.skipIf(!natsAvailable)('an older deployment: a new relay refuses it (LAYOUT, 
   // The checkpoint moved into its partition's record; the old key is gone.
   expect((await checkpoints!.get(recordKey(partitionOf(keys[1]!, 64))))?.json<{ accounts: unknown }>().accounts).toEqual({ [keys[1]!]: { since, ids: [] } })
   expect(await checkpoints!.get(keys[1]!)).toBeNull()
+  expect((await checkpoints!.get(recordKey(partitionOf(removed, 64))))?.json<{ accounts: Record<string, unknown> }>().accounts?.[removed]).toBeUndefined()
+  expect(await checkpoints!.get(removed)).toBeNull()
 
   const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'new' })
   cleanups.push(() => relay.close())

@@ -35,7 +35,13 @@ export async function migrateDeployment(nats: NatsTarget, options: { partitions?
     const stored = await readDeployment(leases)
     const partitions = stored?.partitions ?? options.partitions ?? DEFAULT_PARTITIONS
     const old: string[] = []
-    for await (const key of await accounts.keys()) if (parseStoredKey(key) === undefined) old.push(key)
+    /** every account in the bucket, whichever layout stored it */
+    const present = new Set<string>()
+    for await (const key of await accounts.keys()) {
+      const parsed = parseStoredKey(key)
+      if (parsed === undefined) old.push(key)
+      present.add(parsed?.key ?? key)
+    }
     for (const key of old) {
       const entry = await accounts.get(key)
       if (entry?.operation === 'PUT') await accounts.put(storedKey(key, partitions), entry.value)
@@ -47,6 +53,8 @@ export async function migrateDeployment(nats: NatsTarget, options: { partitions?
     const oldCheckpoints: string[] = []
     for await (const key of await checkpoints.keys()) if (!/^p\d+$/.test(key)) oldCheckpoints.push(key)
     for (const key of oldCheckpoints) {
+      // A removed account's checkpoint stayed behind in the older layouts: it is not carried over.
+      if (!present.has(key)) continue
       const entry = await checkpoints.get(key)
       let text: string | undefined
       try {

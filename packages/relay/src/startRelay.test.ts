@@ -83,6 +83,30 @@ it.skipIf(!natsAvailable)('relays an account put into the bucket, once, and clos
 })
 
 
+it.skipIf(!natsAvailable)('a partition taken over starts from its checkpoint record; an account removed while nobody owned it is let go and its position forgotten, one added meanwhile is watched', async () => {
+  const [X, Y, Z] = ['0xabc0000000000000000000000000000000000011', '0xabc0000000000000000000000000000000000012', '0xabc0000000000000000000000000000000000013'].map((a) => accountKey(1, 'beta', a)) as [string, string, string]
+  const nc = await connect({ servers: nats.url })
+  const checkpoints = await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')
+  const recordOf = async (key: string) => (await checkpoints.get(recordKey(partitionOf(key, DEFAULT_PARTITIONS))))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'first' })
+  await addAccounts({ servers: nats.url }, [X, Y])
+  await until(async () => X in (await recordOf(X)) && Y in (await recordOf(Y)), 'both positions in their records')
+  await first.close()
+  // Nobody owns the partitions now: Y goes, Z comes.
+  await removeAccounts({ servers: nats.url }, [Y])
+  await addAccounts({ servers: nats.url }, [Z])
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'next' })
+  relays.push(next)
+  await until(() => next.owned().join() === [X, Z].sort().join(), 'X and Z owned, Y not')
+  await until(async () => !(Y in (await recordOf(Y))), "Y's position forgotten")
+  await until(() => !sim.connections().some((c) => c.open && c.accounts.some((a) => a.toLowerCase() === Y.split('.')[2])), "Y's address off the hub")
+  await sim.waitForSubscribers(X.split('.')[2]!)
+  await sim.waitForSubscribers(Z.split('.')[2]!)
+  expect(next.owned()).toEqual([X, Z].sort())
+  expect(X in (await recordOf(X))).toBe(true)
+  await nc.close()
+})
+
 it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed from when its key was put, with a log line naming it; a drop loses nothing', async () => {
   const lines: string[] = []
   const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', log: (line) => lines.push(line) })

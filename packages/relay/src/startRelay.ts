@@ -95,6 +95,8 @@ const CONCURRENCY = 64
 /** What reading one partition's accounts through its own consumer costs (nats-server 2.9, measured), against one entry of a whole-bucket scan. */
 const PARTITION_READ_MS = 15
 const SCAN_ENTRY_MS = 0.01
+/** Single-partition reads at once in a batch (a consumer each on the server). */
+const PARTITION_READS = 16
 
 /**
  * Starts a relay: it joins the others on the same NATS, takes the accounts rendezvous hashing gives it
@@ -222,6 +224,27 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   /** Handing accounts over: bounded, and never stopped (a drain is made of them). */
   const handovers = new WorkerPool(CONCURRENCY, () => false)
 
+  /** An account removed from the bucket: let go, and its position forgotten (added again, it starts from its new entry). */
+  const removeAccount = (key: string, partition: number) => {
+    wanted.delete(key)
+    byPartition.get(partition)?.delete(key)
+    if (!open.has(key)) records.get(partition)?.forget(key)
+    if (isMine(partition)) reconcileSoon()
+  }
+  /** An account of a partition's checkpoint record, watched at once when the partition is taken (the bucket's read confirms it after). */
+  const fromRecord = (key: string, partition: number, since: number) => {
+    if (wanted.has(key)) return
+    let watched: WatchedAccount
+    try {
+      watched = parseAccountKey(key)
+    } catch {
+      return // not an account key: the bucket's read decides
+    }
+    wanted.set(key, { watched, since, partition })
+    let members = byPartition.get(partition)
+    if (!members) byPartition.set(partition, (members = new Set()))
+    members.add(key)
+  }
   /** An account entry of a partition this relay watches (`p<n>.<key>`). */
   const onAccount = (e: KvEntry) => {
     const stored = parseStoredKey(e.key)
@@ -229,14 +252,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const key = stored.key
     const before = wanted.get(key)
     if (e.operation !== 'PUT') {
-      loading.get(stored.partition)?.add(key)
-      if (before) {
-        wanted.delete(key)
-        byPartition.get(before.partition)?.delete(key)
-        if (isMine(before.partition)) reconcileSoon()
-      }
+      loading.get(stored.partition)?.deleted.add(key)
+      if (before) removeAccount(key, before.partition)
       return
     }
+    loading.get(stored.partition)?.seen.add(key)
     let watched: WatchedAccount
     try {
       watched = parseAccountKey(key)
@@ -261,7 +281,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (!members) byPartition.set(partition, (members = new Set()))
     members.add(key)
     // Accounts read by a partition's load open together when the loads are done (one subscribe frame per hub per batch).
-    if (isMine(partition) && !open.has(key) && loader === undefined) reconcileSoon()
+    if (isMine(partition) && !open.has(key) && batchesReading === 0) reconcileSoon()
   }
 
   /**
@@ -269,17 +289,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
    * which drops every other partition's entries: an account this relay does not own costs it no
    * memory. Partitions taken together are read together: each one's checkpoints claimed first (that
    * fences a previous owner's writes before any account opens here), then their entries read — through
-   * one consumer per partition (`p<n>.>`, 4 at a time) when they are few, or one scan of the whole
+   * one consumer per partition (`p<n>.>`, 16 at a time) when they are few, or one scan of the whole
    * bucket when that is cheaper (a relay's first round, or a large takeover): on nats-server 2.9 a
    * consumer costs ~15 ms to make and lingers a while, a scanned entry ~10 µs.
    */
-  const loading = new Map<number, Set<string>>()
+  /** partitions being read: keys deleted meanwhile (the watch's delete is newer than the read's answer) and keys the bucket has */
+  const loading = new Map<number, { deleted: Set<string>; seen: Set<string> }>()
   const toLoad = new Set<number>()
-  let loader: Promise<void> | undefined
-  const queueLoad = (partition: number) => {
-    toLoad.add(partition)
-    loader ??= loadTaken().finally(() => {
-      loader = undefined
+  let batchesReading = 0
+  /**
+   * Reads the partitions a round took, as one batch, beside the liveness timer; a batch never waits for
+   * an earlier one (in a takeover, leases run out one after another).
+   */
+  const readTaken = () => {
+    const batch = [...toLoad].filter((p) => held.has(p))
+    toLoad.clear()
+    if (batch.length === 0 || closed) return
+    batchesReading++
+    void loadTaken(batch).finally(() => {
+      batchesReading--
       reconcileSoon()
     })
   }
@@ -288,55 +316,59 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     logger.warn({ partition }, `partition ${partition}: ${what} (${(error as Error)?.message ?? String(error)}); given back, taken again in a later round`)
     void release(partition)
   }
-  const loadTaken = async () => {
-    while (toLoad.size > 0 && !closed) {
-      const batch = [...toLoad].filter((p) => held.has(p))
-      toLoad.clear()
-      const started = Date.now()
-      const claimed: number[] = []
-      await runBounded(batch, async (partition) => {
-        try {
-          const record = await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition))
-          if (!held.has(partition)) return
-          records.set(partition, record)
-          loading.set(partition, new Set())
-          claimed.push(partition)
-        } catch (error) {
-          giveUp(partition, 'checkpoints not claimed', error)
-        }
-      })
-      const claimedAt = Date.now()
-      let read = 0
-      const take = (entry: KvEntry) => {
-        const parsed = parseStoredKey(entry.key)
-        read++
-        // Deleted while this read was under way: the watch's delete is newer than this answer.
-        if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
+  const loadTaken = async (batch: number[]) => {
+    const started = Date.now()
+    const claimed: number[] = []
+    await runBounded(batch, async (partition) => {
+      try {
+        const record = await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition))
+        if (!held.has(partition)) return
+        records.set(partition, record)
+        loading.set(partition, { deleted: new Set(), seen: new Set() })
+        claimed.push(partition)
+        // Its accounts as its last owner left them, watched now: a takeover waits for one KV read, not the bucket's.
+        for (const [key, position] of record.accounts()) fromRecord(key, partition, position.since)
+      } catch (error) {
+        giveUp(partition, 'checkpoints not claimed', error)
       }
-      const scan = claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
-      if (scan) {
-        try {
-          for await (const entry of await accountsKv.history({ key: '>' })) take(entry)
-        } catch (error) {
-          for (const partition of claimed) giveUp(partition, 'accounts not read', error)
-        }
-      } else {
-        await runBounded(
-          claimed,
-          async (partition) => {
-            try {
-              for await (const entry of await accountsKv.history({ key: `p${partition}.>` })) take(entry)
-            } catch (error) {
-              giveUp(partition, 'accounts not read', error)
-            }
-          },
-          4,
-        )
+    })
+    const claimedAt = Date.now()
+    if (claimed.length > 0) reconcileSoon()
+    let read = 0
+    const take = (entry: KvEntry) => {
+      const parsed = parseStoredKey(entry.key)
+      read++
+      // Deleted while this read was under way: the watch's delete is newer than this answer.
+      if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.deleted.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
+    }
+    const scan = claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
+    if (scan) {
+      try {
+        for await (const entry of await accountsKv.history({ key: '>' })) take(entry)
+      } catch (error) {
+        for (const partition of claimed) giveUp(partition, 'accounts not read', error)
       }
-      for (const partition of claimed) loading.delete(partition)
-      if (claimed.length > 0) {
-        logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
-      }
+    } else {
+      await runBounded(
+        claimed,
+        async (partition) => {
+          try {
+            for await (const entry of await accountsKv.history({ key: `p${partition}.>` })) take(entry)
+          } catch (error) {
+            giveUp(partition, 'accounts not read', error)
+          }
+        },
+        PARTITION_READS,
+      )
+    }
+    for (const partition of claimed) {
+      const state = loading.get(partition)
+      loading.delete(partition)
+      // In the record but not in the bucket: removed while nobody owned the partition.
+      if (state && held.has(partition)) for (const key of [...(byPartition.get(partition) ?? [])]) if (!state.seen.has(key)) removeAccount(key, partition)
+    }
+    if (claimed.length > 0) {
+      logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
     }
   }
   /** A partition let go: its accounts are forgotten (an account it does not own costs it nothing). */
@@ -451,7 +483,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const slot = open.get(key)
     if (!slot) return
     open.delete(key)
-    await slot.relay?.stop(graceMs)
+    // Removed from the bucket (not handed over): its position goes with it.
+    await slot.relay?.stop(graceMs, !wanted.has(key))
   }
 
   let reconciling: Promise<void> | undefined
@@ -552,8 +585,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
     held.set(partition, { revision: lease.revision, confirmedUntil: sent + leaseTtlMs - fenceMarginMs, releasing: false })
     moves.taken++
-    // Its accounts are read beside the liveness timer (their keys live under the partition).
-    queueLoad(partition)
+    // Its accounts are read beside the liveness timer, with the round's other takes (see readTaken).
+    toLoad.add(partition)
     if (lease.from) {
       metrics.takeovers++
       moves.from.set(lease.from, (moves.from.get(lease.from) ?? 0) + 1)
@@ -584,6 +617,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     // Handovers run beside the timer (they wait for publishes and checkpoints); takes are quick KV requests.
     for (const p of toRelease) void release(p).then(reconcileSoon)
     await runBounded(toTake, take)
+    readTaken()
     if (toTake.length > 0 || toRelease.length > 0) reconcileSoon()
     reportMoves()
     // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.
