@@ -22,8 +22,8 @@ export interface Positioned {
 export interface RecordHooks {
   /** true while the relay may not write (its lease not confirmed in time): a write now could overwrite the next owner's */
   fenced(): boolean
-  /** another relay claimed the record: this relay must let the partition go */
-  stale(): void
+  /** another claim (another relay's, or an older one of this relay's) superseded this record: the partition it was claimed for must be let go */
+  stale(record: PartitionCheckpoint): void
   wrote(): void
   failed(message: string): void
   warn(fields: Record<string, unknown>, message: string): void
@@ -210,7 +210,7 @@ export class PartitionCheckpoint {
       return
     }
     this.drop()
-    this.hooks.stale()
+    this.hooks.stale(this)
   }
 
   private retryLater(): void {

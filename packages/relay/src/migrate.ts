@@ -3,6 +3,7 @@ import { LAYOUT, parseStoredKey, readDeployment, storedKey } from './deployment.
 import { type NatsTarget, openNats } from './natsConnection.js'
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
 import { checkpointTextOf, recordKey, recordText } from './PartitionCheckpoint.js'
+import { readBucket } from './readBucket.js'
 import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, openStorage } from './relayStorage.js'
 
 /**
@@ -18,7 +19,7 @@ import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, openStorage } from './relayStorage
 export async function migrateDeployment(nats: NatsTarget, options: { partitions?: number | undefined } = {}): Promise<{ moved: number; partitions: number; layout: number }> {
   const { nc, owned } = await openNats(nats, 'solver-relay migrate')
   try {
-    const { accounts, leases, checkpoints, jsm } = await openStorage(nc)
+    const { accounts, leases, checkpoints, js, jsm } = await openStorage(nc)
     const alive: string[] = []
     for await (const key of await leases.keys('instances.>')) {
       const entry = await leases.get(key)
@@ -37,7 +38,12 @@ export async function migrateDeployment(nats: NatsTarget, options: { partitions?
     const old: string[] = []
     /** every account in the bucket, whichever layout stored it */
     const present = new Set<string>()
-    for await (const key of await accounts.keys()) {
+    const accountKeys: string[] = []
+    // Read by count, not by nats.js's keys() (it can end early on a busy server).
+    await readBucket(js, jsm, ACCOUNTS_BUCKET, '>', (e) => {
+      if (e.operation === 'PUT') accountKeys.push(e.key)
+    })
+    for (const key of accountKeys) {
       const parsed = parseStoredKey(key)
       if (parsed === undefined) old.push(key)
       present.add(parsed?.key ?? key)
@@ -51,7 +57,9 @@ export async function migrateDeployment(nats: NatsTarget, options: { partitions?
     // Checkpoints of one key per account become one record per partition (a record already there wins: it is newer).
     const records = new Map<number, Map<string, string>>()
     const oldCheckpoints: string[] = []
-    for await (const key of await checkpoints.keys()) if (!/^p\d+$/.test(key)) oldCheckpoints.push(key)
+    await readBucket(js, jsm, CHECKPOINTS_BUCKET, '>', (e) => {
+      if (e.operation === 'PUT' && !/^p\d+$/.test(e.key)) oldCheckpoints.push(e.key)
+    })
     for (const key of oldCheckpoints) {
       // A removed account's checkpoint stayed behind in the older layouts: it is not carried over.
       if (!present.has(key)) continue

@@ -33,16 +33,17 @@ export async function openStorage(nc: NatsConnection): Promise<RelayStorage> {
     throw new RelayError('JETSTREAM', `The NATS server has no JetStream (${(cause as Error)?.message ?? String(cause)}). Start it with -js (and -sd DIR to keep data).`, { cause })
   }
   const js = jetstream(nc)
-  const kvm = new Kvm(js)
-  const bucket = async (name: string) => {
-    try {
-      return await kvm.create(name, { history: 1 })
-    } catch (cause) {
-      throw new RelayError('JETSTREAM', `Could not open the KV bucket ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
-    }
-  }
-  const [accounts, leases, checkpoints] = await Promise.all([bucket(ACCOUNTS_BUCKET), bucket(LEASES_BUCKET), bucket(CHECKPOINTS_BUCKET)])
+  const [accounts, leases, checkpoints] = await Promise.all([openBucket(nc, ACCOUNTS_BUCKET), openBucket(nc, LEASES_BUCKET), openBucket(nc, CHECKPOINTS_BUCKET)])
   return { js, jsm, accounts, leases, checkpoints }
+}
+
+/** Opens one of the relay's KV buckets on a connection (creating it if missing). */
+export async function openBucket(nc: NatsConnection, name: string): Promise<KV> {
+  try {
+    return await new Kvm(nc).create(name, { history: 1 })
+  } catch (cause) {
+    throw new RelayError('JETSTREAM', `Could not open the KV bucket ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
+  }
 }
 
 /** Checks a subject prefix: dot-separated tokens of letters, digits, `-` and `_`. */

@@ -20,7 +20,8 @@ import { RelayMetrics } from './RelayMetrics.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { type Readiness, startOpsServer } from './opsServer.js'
 import type { Registry } from 'prom-client'
-import { checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
+import { type BucketEntry, readBucket } from './readBucket.js'
+import { ACCOUNTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openBucket, openStorage } from './relayStorage.js'
 import { LeaseTable } from './LeaseTable.js'
 import { Membership } from './Membership.js'
 import { openDeployment, parseStoredKey } from './deployment.js'
@@ -122,17 +123,31 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const config = resolveConfig(options.config)
   const logger: RelayLogger = options.logger ?? (options.log ? lineLogger(options.log) : silentLogger)
 
+  // Liveness (heartbeats, lease renewals, the leases bucket) gets a connection of its own when the
+  // relay opens its connections; the work (publishes, the accounts and checkpoints buckets, partition
+  // reads) goes on the other. Thousands of publishes in flight, or a bucket scan, would otherwise queue
+  // renewals behind them, in the client's buffer and in the server's reading of the connection. A
+  // caller's own connection carries both.
   const { nc, owned: ownsNc } = await openNats(options.nats, `solver-relay ${id}`)
+  let dataNc = nc
   let storage: Awaited<ReturnType<typeof openStorage>>
+  let leasesKv: KV
+  const closeConnections = async () => {
+    if (!ownsNc) return
+    if (dataNc !== nc) await dataNc.close()
+    await nc.close()
+  }
   try {
-    storage = await openStorage(nc)
+    if (ownsNc) dataNc = (await openNats(options.nats, `solver-relay ${id} work`)).nc
+    storage = await openStorage(dataNc)
+    leasesKv = dataNc === nc ? storage.leases : await openBucket(nc, LEASES_BUCKET)
     await ensureStream(storage.jsm, streamName, prefix)
   } catch (error) {
-    // Nothing half-started: the connection this call opened is closed again.
-    if (ownsNc) await nc.close()
+    // Nothing half-started: the connections this call opened are closed again.
+    await closeConnections()
     throw error
   }
-  const { jsm, accounts: accountsKv, leases: leasesKv, checkpoints } = storage
+  const { js, jsm, accounts: accountsKv, checkpoints } = storage
   const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
   const leases = new LeaseTable(leasesKv, id, leaseTtlMs, 'partitions')
   let partitions: number
@@ -141,20 +156,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
     partitions = (await openDeployment(leasesKv, accountsKv, options.partitions, (message) => logger.warn({ partitions: options.partitions }, message))).partitions
   } catch (error) {
-    if (ownsNc) await nc.close()
+    await closeConnections()
     throw error
-  }
-  // Publishes get a connection of their own (when the relay opens its connections): thousands in
-  // flight would otherwise queue heartbeats and lease renewals behind them, in the client's buffer and
-  // in the server's reading of the connection. A caller's own connection carries both.
-  let dataNc = nc
-  if (ownsNc) {
-    try {
-      dataNc = (await openNats(options.nats, `solver-relay ${id} publishes`)).nc
-    } catch (error) {
-      await nc.close()
-      throw error
-    }
   }
   const publisher = new JetStreamPublisher(dataNc)
   /** One check at a time, shared by every publish that failed meanwhile: was the stream there? */
@@ -246,7 +249,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     members.add(key)
   }
   /** An account entry of a partition this relay watches (`p<n>.<key>`). */
-  const onAccount = (e: KvEntry) => {
+  const onAccount = (e: BucketEntry) => {
     const stored = parseStoredKey(e.key)
     if (!stored || !held.has(stored.partition)) return
     const key = stored.key
@@ -294,7 +297,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
    * consumer costs ~15 ms to make and lingers a while, a scanned entry ~10 µs.
    */
   /** partitions being read: keys deleted meanwhile (the watch's delete is newer than the read's answer) and keys the bucket has */
-  const loading = new Map<number, { deleted: Set<string>; seen: Set<string> }>()
+  const loading = new Map<number, { deleted: Set<string>; seen: Set<string>; entries: number }>()
   const toLoad = new Set<number>()
   let batchesReading = 0
   /**
@@ -320,11 +323,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const started = Date.now()
     const claimed: number[] = []
     await runBounded(batch, async (partition) => {
+      const lease = held.get(partition)
       try {
         const record = await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition))
-        if (!held.has(partition)) return
+        // Lost (and maybe taken again, with a claim of its own) meanwhile: this claim is not the one to keep.
+        if (!lease || held.get(partition) !== lease) {
+          record.drop()
+          return
+        }
         records.set(partition, record)
-        loading.set(partition, { deleted: new Set(), seen: new Set() })
+        loading.set(partition, { deleted: new Set(), seen: new Set(), entries: 0 })
         claimed.push(partition)
         // Its accounts as its last owner left them, watched now: a takeover waits for one KV read, not the bucket's.
         for (const [key, position] of record.accounts()) fromRecord(key, partition, position.since)
@@ -335,16 +343,18 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const claimedAt = Date.now()
     if (claimed.length > 0) reconcileSoon()
     let read = 0
-    const take = (entry: KvEntry) => {
+    const take = (entry: BucketEntry) => {
       const parsed = parseStoredKey(entry.key)
       read++
+      const state = parsed && loading.get(parsed.partition)
+      if (state) state.entries++
       // Deleted while this read was under way: the watch's delete is newer than this answer.
       if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.deleted.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
     }
     const scan = claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
     if (scan) {
       try {
-        for await (const entry of await accountsKv.history({ key: '>' })) take(entry)
+        await readBucket(js, jsm, ACCOUNTS_BUCKET, '>', take)
       } catch (error) {
         for (const partition of claimed) giveUp(partition, 'accounts not read', error)
       }
@@ -353,7 +363,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         claimed,
         async (partition) => {
           try {
-            for await (const entry of await accountsKv.history({ key: `p${partition}.>` })) take(entry)
+            await readBucket(js, jsm, ACCOUNTS_BUCKET, `p${partition}.>`, take)
           } catch (error) {
             giveUp(partition, 'accounts not read', error)
           }
@@ -364,8 +374,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     for (const partition of claimed) {
       const state = loading.get(partition)
       loading.delete(partition)
-      // In the record but not in the bucket: removed while nobody owned the partition.
-      if (state && held.has(partition)) for (const key of [...(byPartition.get(partition) ?? [])]) if (!state.seen.has(key)) removeAccount(key, partition)
+      if (!state || !held.has(partition)) continue
+      const missing = [...(byPartition.get(partition) ?? [])].filter((key) => !state.seen.has(key))
+      if (missing.length === 0) continue
+      // In the record but not in the bucket: removed while nobody owned the partition. Unless the read
+      // found nothing of the partition at all: a busy server has answered a read with no entries, and
+      // forgetting every account on that would lose their positions; they stay (a relayed account too
+      // many is the smaller harm), and the log says so.
+      if (state.entries === 0) logger.warn({ partition, accounts: missing.length }, `partition ${partition}: the bucket's read found none of the ${missing.length} accounts its checkpoints hold; kept them (removed ones are let go when it is read again)`)
+      else for (const key of missing) removeAccount(key, partition)
     }
     if (claimed.length > 0) {
       logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
@@ -409,10 +426,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         }
       }
     })()
-  followStatus(nc, 'control', async () => {
-    for (const w of watches) await w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+  const restart = async (w: (typeof watches)[number]) => w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+  // The accounts watch is on the work connection, the leases watch on the liveness one.
+  followStatus(nc, 'liveness', async () => {
+    await restart(watches[1]!)
+    if (dataNc === nc) await restart(watches[0]!)
   })
-  if (dataNc !== nc) followStatus(dataNc, 'publishes', async () => {})
+  if (dataNc !== nc) followStatus(dataNc, 'work', () => restart(watches[0]!))
 
   /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
   let moves = { taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map<string, number>() }
@@ -425,7 +445,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const recordHooks = (partition: number): RecordHooks => ({
     // Still held (a handover writes the checkpoints before giving the lease back) and renewed in time.
     fenced: () => (held.get(partition)?.confirmedUntil ?? 0) <= Date.now(),
-    stale: () => void lose(partition, 'another relay claimed its checkpoints'),
+    // Only the record this relay holds now: a claim that lost a race with a newer one of ours is no news.
+    stale: (record) => {
+      if (records.get(partition) === record) void lose(partition, 'another relay claimed its checkpoints')
+    },
     wrote: () => {
       metrics.checkpoints++
     },
