@@ -132,5 +132,17 @@ export async function slowHistoryBench(nats: Awaited<ReturnType<typeof startNats
   console.log(
     `RELAY slow history: ${RELAYS} relays, ${fmt(ACCOUNTS)} rasa accounts, every history request 1–2 s, ${SECONDS} s: LEASE_LOST ${leaseLost}, takeovers ${takeovers}, longest heartbeat gap ${(longestGapMs / 1000).toFixed(1)} s (TTL ${LEASE_TTL_MS / 1000} s), owned = accounts at ${samples - wrong} of ${samples} samples (highest ${fmt(highest)}); after the drain: exit codes ${exitCodes.join('/')}, partitions still leased ${leftLeased} ${pass ? 'PASS' : 'MISS'}${misses.length > 0 ? `; samples off: ${misses.join(', ')}` : ''}`,
   )
+  // A MISS is a finding: the relays' own warnings say what happened (grouped, digits folded).
+  if (!pass) {
+    const warnings = new Map<string, number>()
+    for (const relay of relays) {
+      for (const line of relay.output.join('').split('\n')) {
+        if (!line.includes('"level":40')) continue
+        const msg = (/"msg":"([^"]*)"/.exec(line)?.[1] ?? line).replace(/\d+/g, '#').slice(0, 140)
+        warnings.set(`${relay.id}: ${msg}`, (warnings.get(`${relay.id}: ${msg}`) ?? 0) + 1)
+      }
+    }
+    for (const [what, n] of warnings) console.log(`RELAY slow history: ${n} × ${what}`)
+  }
   return pass
 }

@@ -72,6 +72,11 @@ it.skipIf(!natsAvailable)("one write per partition for all its accounts, none wh
   const after = (await kv.get('p7'))!.json<{ owner: string; accounts: Record<string, Checkpoint> }>()
   expect(after.owner).toBe('relay-b')
   expect(after.accounts[accounts[1]!.watched.key]).toEqual({ since: T + 1, ids: ['id-1'] })
+  // A claim for a partition this relay no longer holds (handed over while the claim waited its turn)
+  // writes nothing: it would fence the relay the partition moved to.
+  const before = (await kv.get('p7'))!.revision
+  await expect(PartitionCheckpoint.claim(kv, 7, 'relay-a', hooks().h, () => false)).rejects.toThrow(/no longer this relay's/)
+  expect((await kv.get('p7'))!.revision).toBe(before)
   // B writes on: its revision is the one it claimed.
   theirs.moved(account(accounts[1]!.watched.key, { since: T + 3_000, ids: [] }))
   await theirs.flush()

@@ -86,14 +86,16 @@ export class PartitionCheckpoint {
 
   /**
    * Reads a partition's record and writes it back naming this relay (by revision): from then on a
-   * previous owner's write fails. Retries when another write lands in between; throws when it keeps
-   * happening (the caller gives the partition back and tries again later).
+   * previous owner's write fails. Retries when another write lands in between, but only while
+   * `stillMine()` (a claim must never overwrite the claim of a relay the partition moved to); throws
+   * when it keeps happening, or when the partition is no longer this relay's.
    */
-  static async claim(kv: KV, partition: number, owner: string, hooks: RecordHooks): Promise<PartitionCheckpoint> {
+  static async claim(kv: KV, partition: number, owner: string, hooks: RecordHooks, stillMine: () => boolean = () => true): Promise<PartitionCheckpoint> {
     const key = recordKey(partition)
     const claimId = `${owner}:${Math.random().toString(36).slice(2, 10)}`
     let last: unknown
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      if (!stillMine()) throw new Error(`partition ${partition} is no longer this relay's`)
       const entry = await kv.get(key)
       const positions = entry?.operation === 'PUT' ? PartitionCheckpoint.read(entry.string(), partition, hooks) : new Map<string, string>()
       const record = new PartitionCheckpoint(kv, partition, owner, claimId, 0, positions, hooks)

@@ -14,11 +14,12 @@ export interface BucketEntry {
 const STALL_MS = 30_000
 
 /**
- * Reads every current entry of a KV bucket under a key pattern (`p17.>`, or `>`), through one
- * ephemeral consumer, and ends when it has received as many as the consumer counted when it was made.
- * Never ends early: nats.js's `kv.history()` and `kv.keys()` end at the first idle heartbeat, which on
- * a loaded server can come before the last entries (a relay then held partitions with accounts
- * missing). Fails when nothing arrives for 30 s. Returns how many entries it read.
+ * Reads every current entry of a KV bucket under a key pattern (`p17.>`, or `>`): the stream's own
+ * list of the pattern's subjects first (authoritative), then one ephemeral consumer, and any subject
+ * the consumer did not deliver is fetched on its own. Never ends early: nats.js's `kv.history()` and
+ * `kv.keys()` end at the first idle heartbeat, and on a loaded nats-server 2.9 a consumer's pending
+ * count has come back short (0 for a partition of ~100 keys) — a relay then held partitions with
+ * accounts missing. Fails when nothing arrives for 30 s. Returns how many entries it read.
  *
  * @example
  * const n = await readBucket(js, jsm, 'solver_relay_accounts', 'p17.>', (entry) => console.log(entry.key))
@@ -26,6 +27,28 @@ const STALL_MS = 30_000
 export async function readBucket(js: JetStreamClient, jsm: JetStreamManager, bucket: string, pattern: string, onEntry: (entry: BucketEntry) => void): Promise<number> {
   const stream = `KV_${bucket}`
   const prefix = `$KV.${bucket}.`
+  const listed = Object.keys((await jsm.streams.info(stream, { subjects_filter: `${prefix}${pattern}` })).state.subjects ?? {})
+  const delivered = new Set<string>()
+  const deliver = (entry: BucketEntry) => {
+    delivered.add(entry.key)
+    onEntry(entry)
+  }
+  const read = await readByConsumer(js, jsm, stream, prefix, pattern, deliver)
+  let fetched = 0
+  for (const subject of listed) {
+    const key = subject.slice(prefix.length)
+    if (delivered.has(key)) continue
+    const m = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null)
+    if (!m) continue // purged meanwhile
+    const op = m.header?.get('KV-Operation')
+    deliver({ key, operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT', created: m.time, length: m.data.length, json: <T>() => m.json<T>() })
+    fetched++
+  }
+  return read + fetched
+}
+
+async function readByConsumer(js: JetStreamClient, jsm: JetStreamManager, stream: string, prefix: string, pattern: string, onEntry: (entry: BucketEntry) => void): Promise<number> {
+  const bucket = stream.slice('KV_'.length)
   const info = await jsm.consumers.add(stream, {
     filter_subject: `${prefix}${pattern}`,
     deliver_policy: DeliverPolicy.LastPerSubject,

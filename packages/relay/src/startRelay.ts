@@ -297,6 +297,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
    * consumer costs ~15 ms to make and lingers a while, a scanned entry ~10 µs.
    */
   /** partitions being read: keys deleted meanwhile (the watch's delete is newer than the read's answer) and keys the bucket has */
+  /** claims under way: a handover waits for its partition's claim to land before it gives the lease back */
+  const claiming = new Map<number, Promise<void>>()
   const loading = new Map<number, { deleted: Set<string>; seen: Set<string>; entries: number }>()
   const toLoad = new Set<number>()
   let batchesReading = 0
@@ -324,8 +326,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const claimed: number[] = []
     await runBounded(batch, async (partition) => {
       const lease = held.get(partition)
+      // Handed over (or lost) before its turn came: claiming now would fence its new owner.
+      if (!lease || lease.releasing) return
+      const stillMine = () => held.get(partition) === lease && !lease.releasing
+      let settle = () => {}
+      claiming.set(partition, new Promise<void>((resolve) => (settle = resolve)))
       try {
-        const record = await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition))
+        const record = await PartitionCheckpoint.claim(checkpoints, partition, id, recordHooks(partition), stillMine)
         // Lost (and maybe taken again, with a claim of its own) meanwhile: this claim is not the one to keep.
         if (!lease || held.get(partition) !== lease) {
           record.drop()
@@ -337,7 +344,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         // Its accounts as its last owner left them, watched now: a takeover waits for one KV read, not the bucket's.
         for (const [key, position] of record.accounts()) fromRecord(key, partition, position.since)
       } catch (error) {
-        giveUp(partition, 'checkpoints not claimed', error)
+        if (stillMine()) giveUp(partition, 'checkpoints not claimed', error)
+      } finally {
+        claiming.delete(partition)
+        settle()
       }
     })
     const claimedAt = Date.now()
@@ -580,6 +590,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (!lease) return Promise.resolve()
     lease.releasing = true
     const run = (async () => {
+      // A claim in flight lands first: given back before it, the lease could reach a relay whose claim ours would then overwrite.
+      await claiming.get(partition)
       await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key))
       // The accounts' last positions written before the lease goes: the next owner resumes there.
       await records.get(partition)?.flush()
