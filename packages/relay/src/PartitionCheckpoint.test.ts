@@ -28,13 +28,17 @@ const hooks = (fenced = () => false) => {
   return { h, seen }
 }
 const T = 1_763_800_000
-
-it.skipIf(!natsAvailable)("one write per partition for all its accounts, none when nothing changed; a claim fences the previous owner, whose next write fails and who lets go; the new owner starts from the old owner's last write", async () => {
+/** A real nats-server and a checkpoints bucket on it, both gone after the test. */
+async function checkpointsBucket() {
   const nats = await startNats()
   cleanups.push(() => nats.close())
   const nc = await connect({ servers: nats.url })
   cleanups.push(() => nc.close())
-  const kv = await new Kvm(nc).create('checkpoints_test', { history: 1 })
+  return new Kvm(nc).create('checkpoints_test', { history: 1 })
+}
+
+it.skipIf(!natsAvailable)("one write per partition for all its accounts, none when nothing changed; a claim fences the previous owner, whose next write fails and who lets go; the new owner starts from the old owner's last write", async () => {
+  const kv = await checkpointsBucket()
 
   const a = hooks()
   const mine = await PartitionCheckpoint.claim(kv, 7, 'relay-a', a.h)
@@ -84,11 +88,7 @@ it.skipIf(!natsAvailable)("one write per partition for all its accounts, none wh
 })
 
 it.skipIf(!natsAvailable)('fenced (a renewal not confirmed in time): nothing written until confirmed again; a write of its own that landed unanswered is still its own; a bad position is dropped and said', async () => {
-  const nats = await startNats()
-  cleanups.push(() => nats.close())
-  const nc = await connect({ servers: nats.url })
-  cleanups.push(() => nc.close())
-  const kv = await new Kvm(nc).create('checkpoints_test', { history: 1 })
+  const kv = await checkpointsBucket()
   await kv.put('p3', JSON.stringify({ owner: 'old', claim: 'old:1', accounts: { good: { since: T, ids: [] }, bad: { since: T * 1_000, ids: [] } } }))
 
   let fenced = true
