@@ -23,20 +23,27 @@ export async function runDedupe(): Promise<boolean> {
   // One client's shared parts, as in a real client: its timers and counters.
   const stats = { ...createClientStats(), timers: 0 } as never
   const timers = new Timers()
+  // One context per client and solver, shared by its streams, as the client makes it.
+  const ctx = {
+    fetch: () => new Promise<never>(() => {}),
+    timers,
+    backoff: { baseDelayMs: 500, maxDelayMs: 10_000 },
+    random: Math.random,
+    stats,
+    keyOf: (of: string) => `1:s:${of}`,
+  }
   const make = () => {
-    const stream = new ResumeStream(
-      { notification: () => {}, event: () => {}, complete: () => {} },
-      {
-        fetch: () => new Promise(() => {}),
-        timers,
-        backoff: { baseDelayMs: 500, maxDelayMs: 10_000 },
-        random: Math.random,
-        stats,
-        key: `1:s:${account}`,
-        settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
-      },
-    )
-    stream.start()
+    // Settings are resolved per stream (each stream's own resume options), as the client does.
+    const stream = new ResumeStream({ notification: () => {}, event: () => {}, complete: () => {} }, ctx, account as never, {
+      checkpoint: undefined,
+      maxBackfillRows: 10_000,
+      maxHeldFrames: 10_000,
+      sweepIntervalMs: undefined,
+      dedupeWindow: 2_048,
+      checkpointTimeoutMs: 10_000,
+      poll: undefined,
+    })
+    stream.start(undefined)
     stream.event({ type: 'status', status: 'open', attempt: 0 })
     return stream
   }

@@ -26,9 +26,10 @@ function heldGrowth(frames: number, maxHeldFrames: number): number {
       backoff: { baseDelayMs: 500, maxDelayMs: 10_000 },
       random: Math.random,
       stats,
-      key: 'bench',
-      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
+      keyOf: () => 'bench',
     },
+    account,
+    { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
   )
   stream.event({ type: 'status', status: 'open', attempt: 0 })
   stream.event({ type: 'status', status: 'reconnecting', attempt: 1 })

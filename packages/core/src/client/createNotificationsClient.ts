@@ -1,5 +1,5 @@
 import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
-import type { NotificationsConfigInput, SolverId } from '../config/types.js'
+import type { NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
 import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
@@ -10,7 +10,7 @@ import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, type ResumeFeature, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
-import { ResumeStream } from '../stream/resume/ResumeStream.js'
+import { type ResumeContext, ResumeStream } from '../stream/resume/ResumeStream.js'
 import { resolveResumeSettings } from '../stream/resume/resumeOptions.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
@@ -49,22 +49,32 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   // History requests (search, paging, backfill, waitFor's chase) ask the same auth as the sockets.
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
+  const contexts = new Map<ResolvedSolver, ResumeContext>()
   const resume = {
     // A checkpoint read gets the search deadline.
     settings: (wanted: Parameters<ResumeFeature['settings']>[0]) => resolveResumeSettings(wanted, http.timeoutMs ?? 10_000),
     unavailable: searchUnavailable,
-    create: ({ out, solver, account, settings, pool, transport, stats, clientClosed }: Parameters<ResumeFeature['create']>[0]) =>
-      new ResumeStream(out, {
-        fetch: backfill(solver, account),
-        timers: pool.timers,
-        backoff: transport,
-        random: transport.random,
-        stats,
-        key: checkpointKey(solver.chainId, solver.solverId, account),
-        settings,
-        logger: transport.logger,
-        clientClosed,
-      }),
+    create: ({ out, solver, account, settings, pool, transport, stats, clientClosed }: Parameters<ResumeFeature['create']>[0]) => {
+      // One context per solver for all its streams (a relay holds thousands): nothing per account in it.
+      let ctx = contexts.get(solver)
+      if (!ctx) {
+        contexts.set(
+          solver,
+          (ctx = {
+            fetch: async (request, of) => backfill(solver, of)(request),
+            keyOf: (of) => checkpointKey(solver.chainId, solver.solverId, of),
+            release: (stream) => pool.release(stream),
+            timers: pool.timers,
+            backoff: transport,
+            random: transport.random,
+            stats,
+            logger: transport.logger,
+            clientClosed,
+          }),
+        )
+      }
+      return new ResumeStream(out, ctx, account, settings)
+    },
   }
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
   const openBooks = new Set<() => QuoteBookSnapshot>()

@@ -176,7 +176,7 @@ export interface ResumeFeature {
     stats: ClientStats
     /** whether the client was closed (a stream that outlives its socket, `poll.whenClosed`, ends then) */
     clientClosed: () => boolean
-  }): Listener & Lease & { start(): void; dispose(): void }
+  }): Listener & Lease & { start(since: number | undefined): void; dispose(): void; unsubscribe(): void }
 }
 
 /**
@@ -231,11 +231,9 @@ export function createStreamClient<C extends NotificationsConfigInput>(
       // Resume streams put a ResumeStream between the socket and the subscriber.
       const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats, clientClosed })
       pool.acquire(solver, account, filler)
-      filler.start()
-      return () => {
-        filler.dispose()
-        pool.release(filler)
-      }
+      filler.start(wanted === true ? undefined : wanted.since)
+      // The stream is its own teardown (disposed and released): no closure kept per subscription.
+      return filler
     }), highWaterMark)
   }
 

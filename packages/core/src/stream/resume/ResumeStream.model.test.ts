@@ -75,11 +75,12 @@ async function run(actions: Action[], startsOpen: boolean): Promise<string | und
         backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
         random: () => 1,
         stats,
-        key: `1:s:${account.toLowerCase()}`,
-        settings: { since: undefined, checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
+        keyOf: (of) => `1:s:${of.toLowerCase()}`,
       },
+      account,
+      { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
     )
-    s.start()
+    s.start(undefined)
     // A new page: its socket dials and opens if the network is up; the first stream may join an open one.
     if (!(open && deliveredBy.length === 1)) s.event({ type: 'status', status: 'connecting', attempt: 0 })
     if (open) s.event({ type: 'status', status: 'open', attempt: 0 })

@@ -96,11 +96,12 @@ async function run(actions: Action[]): Promise<string | undefined> {
       backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
       random: () => 1,
       stats,
-      key: `1:s:${account.toLowerCase()}`,
-      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
     },
+    account,
+    { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
   )
-  stream.start()
+  stream.start(undefined)
   stream.event({ type: 'status', status: 'connecting', attempt: 0 })
 
   // One page as the service answers it now: newest first, offset paging over the current state.

@@ -18,7 +18,7 @@ const rows = (notifications: Notification[], truncated?: { left: number }): Back
 
 type Fetch = (request: BackfillRequest) => Promise<BackfillResult>
 
-function setup(fetch: Fetch, settings: Partial<ResumeSettings> = {}) {
+function setup(fetch: Fetch, { since, ...settings }: Partial<ResumeSettings> & { since?: number } = {}, shared?: ResumeSettings) {
   const events: NotificationEvent[] = []
   const timers = new Timers()
   const stats = { ...createClientStats(), timers: 0 } as ClientStats
@@ -34,11 +34,12 @@ function setup(fetch: Fetch, settings: Partial<ResumeSettings> = {}) {
       backoff: { baseDelayMs: 100, maxDelayMs: 1000 },
       random: () => 1,
       stats,
-      key: `1:s:${account.toLowerCase()}`,
-      settings: { since: undefined, checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined, ...settings },
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
     },
+    account,
+    shared ?? { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined, ...settings },
   )
-  stream.start()
+  stream.start(since)
   const delivered = () => events.flatMap((e) => (e.type === 'notification' ? [`${e.notification.quoteId}@${e.notification.modifyTime! - T}:${e.notification.source}`] : []))
   const backfills = () => events.flatMap((e) => (e.type === 'status' && e.backfill ? [e.backfill] : []))
   const errors = () => events.flatMap((e) => (e.type === 'error' ? [e.error] : []))
@@ -281,6 +282,18 @@ describe('ResumeStream on first load', () => {
       { state: 'started', since: T + 5 },
       { state: 'finished', since: T + 5, recovered: 2, stale: 0 },
     ])
+  })
+
+  it('streams sharing one settings object each resume from their own `since`', async () => {
+    const first = pendingFetch()
+    const second = pendingFetch()
+    const a = setup(first.fetch, { since: T + 5 })
+    const b = setup(second.fetch, { since: T + 40 }, a.stream.settings)
+    expect(b.stream.settings).toBe(a.stream.settings)
+    a.stream.event(status('open'))
+    b.stream.event(status('open'))
+    expect(first.calls.map((c) => c.since)).toEqual([T + 5])
+    expect(second.calls.map((c) => c.since)).toEqual([T + 40])
   })
 
   it('reads its position from a checkpoint store (sync or async) and writes it back, throttled, and at the end', async () => {

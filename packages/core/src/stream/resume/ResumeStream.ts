@@ -2,7 +2,8 @@ import { ServiceError, isServiceError } from '../../errors/ServiceError.js'
 import type { SafeLogger } from '../../transport/SafeLogger.js'
 import type { StreamSnapshot } from '../../transport/SocketSnapshot.js'
 import type { Notification } from '../../protocol/types.js'
-import type { BackfillFetch, BackfillResult } from '../../search/backfill.js'
+import type { BackfillRequest, BackfillResult } from '../../search/backfill.js'
+import type { Address } from '../../utils/address.js'
 import { PooledListener } from '../../transport/ListenerPool.js'
 import type { Timers } from '../../transport/Timers.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../../transport/TransportEvent.js'
@@ -23,15 +24,21 @@ export interface StreamListener {
   complete(): void
 }
 
+/**
+ * What the resume streams of one solver share (one object per client and solver, not per stream: a
+ * relay holds thousands of streams, docs/guide/performance.md).
+ */
 export interface ResumeContext {
-  fetch: BackfillFetch
+  /** reads the account's history from `request.since` */
+  fetch: (request: BackfillRequest, account: Address) => Promise<BackfillResult>
+  /** the stream's checkpoint key (also its name in logs) */
+  keyOf: (account: Address) => string
+  /** takes a stream out of the pool (its subscription ended) */
+  release?: ((stream: ResumeStream) => void) | undefined
   timers: Timers
   backoff: { baseDelayMs: number; maxDelayMs: number }
   random: () => number
   stats: ClientStats
-  settings: ResumeSettings
-  /** the stream's checkpoint key */
-  key: string
   /** whether the client was closed: a stream polling after its socket was refused for good ends then */
   clientClosed?: () => boolean
   logger?: SafeLogger | undefined
@@ -75,23 +82,28 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   private readonly holdback: Holdback
   private readonly checkpoint: CheckpointWriter | undefined
 
+  /** The last backfill's status, for inspection (the same object its status event carried). */
+  private lastBackfill: BackfillStatus | undefined
+
   constructor(
     private readonly out: StreamListener,
     private readonly ctx: ResumeContext,
+    private readonly account: Address,
+    /** this stream's resume options, resolved */
+    readonly settings: ResumeSettings,
   ) {
     super()
-    const { settings } = ctx
     const start = nowSeconds() - START_MARGIN_S
     this.state = initialResumeState(settings, start, Date.now())
     this.holdback = new Holdback(this)
     this.checkpoint = settings.checkpoint
-      ? new CheckpointWriter(settings.checkpoint, ctx.key, ctx.timers, settings.checkpointTimeoutMs, () => this.position(), (error) => this.report(error))
+      ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.position(), (error) => this.report(error))
       : undefined
   }
 
   /** Called once the stream is in the pool: a known position (`since`, a checkpoint) backfills at once. */
-  start(): void {
-    this.dispatch({ type: 'start' })
+  start(since: number | undefined): void {
+    this.dispatch({ type: 'start', since })
   }
 
   notification(notification: Notification): void {
@@ -114,6 +126,12 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   /** Release: abort the search, clear every timer, write the checkpoint, deliver nothing more. */
   dispose(): void {
     this.dispatch({ type: 'dispose' })
+  }
+
+  /** The subscription ended: disposed and out of the pool (rxjs calls this; no teardown closure per stream). */
+  unsubscribe(): void {
+    this.dispose()
+    this.ctx.release?.(this)
   }
 
   /** Runs the reducer and then its effects: the one place the state changes. */
@@ -166,13 +184,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         if (this.work) {
           this.work.inFlight?.abort()
           this.work.inFlight = undefined
+          this.idle()
         }
         return
       case 'arm':
         this.arm(effect.timer, effect.ms)
         return
       case 'disarm':
-        if (this.work) this.work[effect.timer] = ctx.timers.clear(this.work[effect.timer])
+        if (this.work) {
+          this.work[effect.timer] = ctx.timers.clear(this.work[effect.timer])
+          this.idle()
+        }
         return
       case 'forward':
         this.out.event(effect.polling === undefined ? this.state.status : { ...this.state.status, polling: effect.polling })
@@ -207,6 +229,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     timers.clear(work[timer])
     work[timer] = timers.set(() => {
       work[timer] = undefined
+      this.idle()
       if (timer === 'poll') this.dispatch({ type: 'poll', clientClosed: this.ctx.clientClosed?.() ?? false, oldestHeld: this.holdback.oldestHeld(), now: Date.now(), unsettled: this.isUnsettled() })
       else this.dispatch({ type: timer })
     }, ms)
@@ -219,15 +242,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     work.inFlight = controller
     ctx.stats.backfills.runs++
     this.status({ state: 'started', since })
-    ctx.fetch({ since, maxRows: ctx.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal }).then(
+    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal }, this.account).then(
       (result) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined
+        this.idle()
         this.dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.isUnsettled() })
       },
       (cause: unknown) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined
+        this.idle()
         const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
         this.dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: Date.now(), unsettled: this.isUnsettled() })
       },
@@ -252,21 +277,23 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         type: 'error',
         error: new ServiceError(
           'BACKFILL_TRUNCATED',
-          `The backfill from ${since} read its limit of ${ctx.settings.maxBackfillRows} rows (resume.maxBackfillRows) with ${result.truncated.left} rows of history left, so notifications may be missing: reload the snapshot (search history) or raise maxBackfillRows.`,
+          `The backfill from ${since} read its limit of ${this.settings.maxBackfillRows} rows (resume.maxBackfillRows) with ${result.truncated.left} rows of history left, so notifications may be missing: reload the snapshot (search history) or raise maxBackfillRows.`,
         ),
       })
     } else this.status({ state: 'finished', since, recovered, stale })
+  }
+
+  /** Nothing running, armed or unsettled: the working state goes (an idle stream holds none). */
+  private idle(): void {
+    const work = this.work
+    if (work && !work.inFlight && !work.retry && !work.sweep && !work.poll && !work.unsettled?.size) this.work = undefined
   }
 
   private isUnsettled(): boolean {
     return (this.work?.unsettled?.size ?? 0) > 0
   }
 
-  /** For the holdback: the stream's settings and counters. */
-  get settings(): ResumeSettings {
-    return this.ctx.settings
-  }
-
+  /** For the holdback: the client's counters. */
   get stats(): ClientStats {
     return this.ctx.stats
   }
@@ -292,25 +319,25 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const looked = (this.looked ??= {})
     looked.recent ??= []
     const { phase, watermark } = this.state
-    return { account, phase, watermark, held: this.holdback.heldCount, recent: [...looked.recent], lastBackfill: looked.lastBackfill }
+    return { account, phase, watermark, held: this.holdback.heldCount, recent: [...looked.recent], lastBackfill: this.lastBackfill }
   }
 
-  /** What inspection shows beyond the state: made at the first backfill or the first look (an idle stream has none). */
-  private looked: { recent?: Array<StreamSnapshot['recent'][number]> | undefined; lastBackfill?: BackfillStatus } | undefined
+  /** What inspection records: made at the first look (a stream nobody inspects has none). */
+  private looked: { recent?: Array<StreamSnapshot['recent'][number]> | undefined } | undefined
 
   /** Nobody inspects any more: what was recorded is dropped, and nothing is recorded until someone looks again. */
   forgetInspection(): void {
-    if (this.looked) this.looked.recent = undefined
+    this.looked = undefined
   }
 
   /** For the holdback: a notification goes out. */
   emit(n: Notification): void {
-    if (this.ctx.settings.poll) {
+    if (this.settings.poll) {
       // A quote mid-transition (seen, or an outcome not known yet) makes polling faster until it settles.
       if (n.type === 'seen' || n.type === 'unknown') {
         const unsettled = ((this.work ??= {}).unsettled ??= new Set())
         if (unsettled.size < 256) unsettled.add(n.quoteId)
-      } else this.work?.unsettled?.delete(n.quoteId)
+      } else if (this.work?.unsettled?.delete(n.quoteId)) this.idle()
     }
     const recent = this.looked?.recent
     if (recent) {
@@ -321,8 +348,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   }
 
   private status(backfill: BackfillStatus): void {
-    ;(this.looked ??= {}).lastBackfill = backfill
-    this.ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.ctx.key, ...backfill })
+    this.lastBackfill = backfill
+    this.ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.ctx.keyOf(this.account), ...backfill })
     this.out.event(this.state.polling ? { ...this.state.status, backfill, polling: true } : { ...this.state.status, backfill })
   }
 }

@@ -33,7 +33,6 @@ export interface ResumeOptions {
 
 /** Resume options validated, with every default applied. */
 export interface ResumeSettings {
-  since: number | undefined
   checkpoint: CheckpointStore | undefined
   maxBackfillRows: number
   maxHeldFrames: number
@@ -77,8 +76,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
   if (options.checkpoint !== undefined && (typeof options.checkpoint?.get !== 'function' || typeof options.checkpoint?.set !== 'function')) {
     throw new ServiceError('INVALID_PARAMETERS', 'resume.checkpoint must be a CheckpointStore { get(key), set(key, modifyTime) }, e.g. memoryCheckpoints()')
   }
-  return {
-    since: options.since,
+  return interned({
     checkpoint: options.checkpoint,
     maxBackfillRows: options.maxBackfillRows ?? 10_000,
     maxHeldFrames: options.maxHeldFrames ?? 10_000,
@@ -86,5 +84,29 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     dedupeWindow: options.dedupeWindow ?? 2_048,
     checkpointTimeoutMs,
     poll: poll === false ? undefined : { afterMs: poll?.afterMs ?? 5_000, intervalMs: poll?.intervalMs ?? 5_000, whenClosed: poll?.whenClosed === true },
-  }
+  })
+}
+
+/** the settings resolved last (one object, and the store it names, kept until other options come) */
+let last: ResumeSettings | undefined
+/**
+ * Streams resolved with the same options share one settings object (a stream's own `since` is not in
+ * it): a relay opens thousands of streams alike, each would otherwise hold its own copy.
+ */
+function interned(s: ResumeSettings): ResumeSettings {
+  const l = last
+  const samePoll = l?.poll === s.poll || (l?.poll && s.poll && l.poll.afterMs === s.poll.afterMs && l.poll.intervalMs === s.poll.intervalMs && l.poll.whenClosed === s.poll.whenClosed)
+  if (
+    l &&
+    samePoll &&
+    l.checkpoint === s.checkpoint &&
+    l.maxBackfillRows === s.maxBackfillRows &&
+    l.maxHeldFrames === s.maxHeldFrames &&
+    l.sweepIntervalMs === s.sweepIntervalMs &&
+    l.dedupeWindow === s.dedupeWindow &&
+    l.checkpointTimeoutMs === s.checkpointTimeoutMs
+  )
+    return l
+  last = Object.freeze(s)
+  return s
 }

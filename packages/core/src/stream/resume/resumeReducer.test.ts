@@ -8,7 +8,7 @@ import type { BackfillResult } from '../../search/backfill.js'
 import { type ResumeConfig, type ResumeEffect, type ResumeEvent, type ResumeState, floorOf, initialResumeState, positionOf, reduceResume } from './resumeReducer.js'
 
 const T = 1_763_700_000
-const config: ResumeConfig = { since: undefined, sweepIntervalMs: undefined, poll: undefined, checkpoint: undefined }
+const config: ResumeConfig = { sweepIntervalMs: undefined, poll: undefined, checkpoint: undefined }
 const backoff = { baseDelayMs: 100, maxDelayMs: 1_000 }
 const status = (s: 'connecting' | 'open' | 'reconnecting' | 'closed', oldestHeld?: number): ResumeEvent => ({ type: 'status', event: { type: 'status', status: s, attempt: 0 }, oldestHeld, now: T * 1000, unsettled: false })
 
@@ -53,8 +53,8 @@ describe('reduceResume', () => {
   })
 
   it('the watermark moves only forward, and only through a delivery or a known start', () => {
-    const s0 = initialResumeState({ ...config, since: T - 100 }, T, T * 1000)
-    const { state, effects } = replay(s0, [{ type: 'start' }, { type: 'delivered', modifyTime: T + 3 }, { type: 'delivered', modifyTime: T + 1 }])
+    const s0 = initialResumeState(config, T, T * 1000)
+    const { state, effects } = replay(s0, [{ type: 'start', since: T - 100 }, { type: 'delivered', modifyTime: T + 3 }, { type: 'delivered', modifyTime: T + 1 }])
     expect(state.watermark).toBe(T + 3)
     expect(effects[1]).toEqual([{ type: 'moved', floor: T - 100 }, { type: 'schedule-checkpoint' }])
     expect(effects[2]).toEqual([])
@@ -71,7 +71,7 @@ describe('reduceResume', () => {
   it('disposed is terminal: every event after it leaves the state as it is and does nothing', () => {
     const disposed = replay(initialResumeState(config, T, T * 1000), [status('open'), { type: 'dispose' }]).state
     expect(disposed.phase).toBe('disposed')
-    for (const event of [status('open'), { type: 'frame', notification: frame } as const, { type: 'start' } as const, { type: 'delivered', modifyTime: T + 9 } as const, { type: 'complete' } as const]) {
+    for (const event of [status('open'), { type: 'frame', notification: frame } as const, { type: 'start', since: undefined } as const, { type: 'delivered', modifyTime: T + 9 } as const, { type: 'complete' } as const]) {
       const next = reduceResume(disposed, event)
       expect(next.state).toBe(disposed)
       expect(next.effects).toEqual([])
@@ -109,15 +109,14 @@ const event: fc.Arbitrary<ResumeEvent> = fc.oneof(
 
 it('over random event sequences: pure (no input changed, same input same output), one backfill at a time, the watermark never goes back, disposed is terminal', () => {
   const configs = fc.record({
-    since: fc.option(fc.integer({ min: T - 50, max: T }), { nil: undefined }),
     sweepIntervalMs: fc.option(fc.constant(30_000), { nil: undefined }),
     poll: fc.option(fc.record({ afterMs: fc.constant(5_000), intervalMs: fc.constant(5_000), whenClosed: fc.boolean() }), { nil: undefined }),
     checkpoint: fc.constantFrom(undefined, 'a store'),
   })
   fc.assert(
-    fc.property(configs, fc.array(event, { maxLength: 60 }), (cfg, events) => {
+    fc.property(configs, fc.option(fc.integer({ min: T - 50, max: T }), { nil: undefined }), fc.array(event, { maxLength: 60 }), (cfg, since, events) => {
       let state = deepFreeze(initialResumeState(cfg, T, T * 1000))
-      for (const generated of [{ type: 'start' } as const, ...events]) {
+      for (const generated of [{ type: 'start', since } as const, ...events]) {
         // History answers only what was asked: a backfill ends only while one runs, and for its own start.
         if ((generated.type === 'backfilled' || generated.type === 'backfill-failed') && state.running === undefined) continue
         const e = generated.type === 'backfilled' ? { ...generated, since: state.running! } : generated

@@ -1,0 +1,28 @@
+import { expect, it } from 'vitest'
+import { memoryCheckpoints } from './CheckpointStore.js'
+import { resolveResumeSettings } from './resumeOptions.js'
+
+it('streams resolved with the same options share one frozen settings object; any other option, store or poll makes its own', () => {
+  const a = resolveResumeSettings({ since: 1_763_700_000, poll: false }, 10_000)
+  const b = resolveResumeSettings({ since: 1_763_700_500, poll: false }, 10_000)
+  expect(b).toBe(a)
+  expect(Object.isFrozen(a)).toBe(true)
+  // A stream's own position is never in what streams share.
+  expect(a).not.toHaveProperty('since')
+  expect(a).toEqual({ checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined })
+
+  const rows = resolveResumeSettings({ poll: false, maxBackfillRows: 50 }, 10_000)
+  expect(rows).not.toBe(a)
+  expect(rows.maxBackfillRows).toBe(50)
+  const store = memoryCheckpoints()
+  const stored = resolveResumeSettings({ poll: false, checkpoint: store }, 10_000)
+  expect(stored.checkpoint).toBe(store)
+  expect(resolveResumeSettings({ poll: false, checkpoint: memoryCheckpoints() }, 10_000)).not.toBe(stored)
+  const polled = resolveResumeSettings(true, 10_000)
+  expect(polled.poll).toEqual({ afterMs: 5_000, intervalMs: 5_000, whenClosed: false })
+  expect(resolveResumeSettings({}, 10_000)).toBe(polled)
+  const slower = resolveResumeSettings({ poll: { intervalMs: 9_000 } }, 10_000)
+  expect(slower).not.toBe(polled)
+  expect(slower.poll).toEqual({ afterMs: 5_000, intervalMs: 9_000, whenClosed: false })
+  expect(resolveResumeSettings(true, 3_000)).not.toBe(resolveResumeSettings(true, 10_000))
+})
