@@ -1,4 +1,4 @@
-import { type Notification, type NotificationsClient, notificationKey } from '@solver-notifications/core'
+import { type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { JetStreamPublisher } from './JetStreamPublisher.js'
@@ -118,22 +118,26 @@ export class AccountRelay {
     // No history polling while a socket is down: a relay watches thousands of accounts, and polling
     // each of them every few seconds during a solver's socket outage would flood its history API; the
     // reconnect backfill closes the gap once the socket is back, from the same position.
-    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false } }).subscribe((event) => {
-      if (event.type === 'notification') this.relay(event.notification)
-      else if (event.type === 'error') {
-        this.settleFirstBackfill?.()
-        this.ctx.metrics.error(event.error.code)
-        this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
-      } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
-      else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
-        // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
-        if (event.backfill.state === 'finished') this.skip = undefined
-        this.gapFrom = undefined
-        this.record.moved(this)
-        this.settleFirstBackfill?.()
-        this.ctx.metrics.backfill(event.backfill.state)
-      }
-    })
+    // The relay is its own observer (`next` below): no callback and context per account.
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false } }).subscribe(this)
+  }
+
+  /** The account's stream: notifications are relayed; errors counted and logged; a backfill that covered the gap lets the checkpoint move. */
+  next(event: NotificationEvent): void {
+    if (event.type === 'notification') this.relay(event.notification)
+    else if (event.type === 'error') {
+      this.settleFirstBackfill?.()
+      this.ctx.metrics.error(event.error.code)
+      this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
+    } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
+    else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
+      // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
+      if (event.backfill.state === 'finished') this.skip = undefined
+      this.gapFrom = undefined
+      this.record.moved(this)
+      this.settleFirstBackfill?.()
+      this.ctx.metrics.backfill(event.backfill.state)
+    }
   }
 
   private relay(n: Notification): void {

@@ -100,6 +100,14 @@ const SCAN_ENTRY_MS = 0.01
 const PARTITION_READS = 16
 
 /**
+ * An account this relay wants, as one object. Built field by field: a spread copy gets a hidden class
+ * (and a property array) of its own per object, ~0.3 KiB per account on V8.
+ */
+function wantedAccount(w: WatchedAccount, since: number, partition: number): WatchedAccount & { since: number; partition: number } {
+  return { key: w.key, chainId: w.chainId, solverId: w.solverId, account: w.account, since, partition }
+}
+
+/**
  * Starts a relay: it joins the others on the same NATS, takes the accounts rendezvous hashing gives it
  * (leases in `solver_relay_leases`, by revision), watches each from its checkpoint, and publishes every
  * notification once into JetStream. A dead relay's leases expire after `leaseTtlMs` and the others take
@@ -183,14 +191,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   /** accounts in the bucket (all partitions), refreshed every round */
   let totalAccounts = 0
   /** the accounts of the partitions this relay holds, and the accounts of each partition */
-  const wanted = new Map<string, { watched: WatchedAccount; since: number; partition: number }>()
+  // One object per account: the account itself, where it resumes from and its partition (a relay holds thousands).
+  const wanted = new Map<string, WatchedAccount & { since: number; partition: number }>()
   const byPartition = new Map<number, Set<string>>()
   /** each held partition's checkpoint record, claimed when its accounts are read */
   const records = new Map<number, PartitionCheckpoint>()
   /** the partitions this relay leases: the revision it holds, until when a renewal confirmed it, and whether it is being handed over */
   const held = new Map<number, { revision: number; confirmedUntil: number; releasing: boolean; givingBack?: boolean; renewing?: Promise<unknown> | undefined }>()
   /** the accounts this relay watches (opening, or open) */
-  const open = new Map<string, { relay: AccountRelay | undefined }>()
+  const open = new Map<string, AccountRelay>()
   let closed = false
   let draining: Promise<void> | undefined
   /** set the moment a drain starts: nothing new is opened or taken from then on */
@@ -199,7 +208,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let joined = false
   const pending = () => {
     let n = 0
-    for (const slot of open.values()) n += slot.relay?.inFlight ?? 0
+    for (const relay of open.values()) n += relay.inFlight
     return n
   }
   const isMine = (partition: number) => {
@@ -243,7 +252,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     } catch {
       return // not an account key: the bucket's read decides
     }
-    wanted.set(key, { watched, since, partition })
+    wanted.set(key, wantedAccount(watched, since, partition))
     let members = byPartition.get(partition)
     if (!members) byPartition.set(partition, (members = new Set()))
     members.add(key)
@@ -279,7 +288,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       logger.warn({ account: key }, `account ${key}: value is not JSON; using {}`)
     }
     const partition = stored.partition
-    wanted.set(key, { watched, since, partition })
+    wanted.set(key, wantedAccount(watched, since, partition))
     let members = byPartition.get(partition)
     if (!members) byPartition.set(partition, (members = new Set()))
     members.add(key)
@@ -475,49 +484,37 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
    * batch, not one per account), then their first backfills awaited, so history requests stay bounded.
    */
   const openBatch = async (keys: string[]) => {
-    const slots: Array<{ key: string; slot: { relay: AccountRelay | undefined }; partition: number; relay?: AccountRelay }> = []
+    const batch: Array<{ key: string; relay: AccountRelay; partition: number }> = []
+    // No await until every stream of the batch subscribed: one tick, so a hub sends one frame for them.
     for (const key of keys) {
       const entry = wanted.get(key)
-      if (!entry || open.has(key) || !isMine(entry.partition) || !records.has(entry.partition) || closed || handingOver) continue
-      const slot: { relay: AccountRelay | undefined } = { relay: undefined }
-      open.set(key, slot)
-      slots.push({ key, slot, partition: entry.partition })
-    }
-    for (const s of slots) {
-      const entry = wanted.get(s.key)
-      const record = records.get(s.partition)
-      if (!entry || !record) {
-        if (open.get(s.key) === s.slot) open.delete(s.key)
-        continue
-      }
+      const record = entry && records.get(entry.partition)
+      if (!entry || !record || open.has(key) || !isMine(entry.partition) || closed || handingOver) continue
+      let relay: AccountRelay
       try {
-        s.relay = AccountRelay.prepare(entry.watched, accountContext, record, entry.since)
+        relay = AccountRelay.prepare(entry, accountContext, record, entry.since)
       } catch (error) {
         metrics.error('WATCH')
-        logger.error({ account: s.key }, `${s.key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
-        if (open.get(s.key) === s.slot) open.delete(s.key)
+        logger.error({ account: key }, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
+        continue
       }
+      open.set(key, relay)
+      batch.push({ key, relay, partition: entry.partition })
     }
-    // One tick: every stream of the batch subscribes before any frame goes out.
-    const started: Array<Promise<void>> = []
-    for (const s of slots) {
-      if (!s.relay || open.get(s.key) !== s.slot) continue
-      s.slot.relay = s.relay
-      started.push(s.relay.begin())
-      moves.opened++
-    }
+    const started = batch.map((b) => b.relay.begin())
+    moves.opened += batch.length
     await Promise.all(started)
     // Partitions that went away while the first backfills ran: let their accounts go again.
-    for (const s of slots) if (s.slot.relay && (!isMine(s.partition) || !wanted.has(s.key))) await closeAccount(s.key)
+    for (const b of batch) if (open.get(b.key) === b.relay && (!isMine(b.partition) || !wanted.has(b.key))) await closeAccount(b.key)
   }
 
   /** Stops an account (checkpoint written after what is in flight), or at once (`graceMs` 0) when its lease may be gone. */
   const closeAccount = async (key: string, graceMs?: number) => {
-    const slot = open.get(key)
-    if (!slot) return
+    const relay = open.get(key)
+    if (!relay) return
     open.delete(key)
     // Removed from the bucket (not handed over): its position goes with it.
-    await slot.relay?.stop(graceMs, !wanted.has(key))
+    await relay.stop(graceMs, !wanted.has(key))
   }
 
   let reconciling: Promise<void> | undefined
