@@ -212,6 +212,11 @@ export class AccountRelay {
     return this.pending?.size ?? 0
   }
 
+  /** Out of its hub now (no more frames); {@link stop} then waits for what is in flight. */
+  detach(): void {
+    this.subscription?.unsubscribe()
+  }
+
   /**
    * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, gives its
    * last position to its partition's record (the caller flushes that before the lease is released),

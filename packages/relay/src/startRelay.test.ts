@@ -9,7 +9,7 @@ import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
 import { storedKey } from './deployment.js'
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
 import { recordKey } from './PartitionCheckpoint.js'
-import { type Relay, startRelay } from './startRelay.js'
+import { RELAY_HUB_ACCOUNTS, type Relay, startRelay } from './startRelay.js'
 
 const A = '0xabc0000000000000000000000000000000000001'
 let nats: Awaited<ReturnType<typeof startNats>>
@@ -221,23 +221,46 @@ it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behi
 })
 
 describe.skipIf(!natsAvailable)('rasa hubs on a relay', () => {
-  it('carry at most 1,000 accounts each, and a relay taking 2,500 accounts subscribes them in batches: bounded frames, bytes linear in the accounts', async () => {
+  const addresses = (frames: string[]) => frames.reduce((sum, f) => sum + (JSON.parse(f) as { address: string[] }).address.length, 0)
+
+  it('carry at most RELAY_HUB_ACCOUNTS each, and moving k accounts sends O(k) addresses: taking 2,500, then handing over what a second relay takes', async () => {
     // The accounts are there before the relay starts (a restart, or a takeover of whole partitions).
     const accounts = Array.from({ length: 2_500 }, (_, i) => `0x${(0x4b00000 + i).toString(16).padStart(40, '0')}`)
     await addAccounts({ servers: nats.url }, accounts.map((a) => accountKey(1, 'beta', a)))
-    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'hubs', partitions: 64 })
-    relays.push(relay)
-    await until(() => relay.owned().length === 2_500, 'every account owned', 60_000)
+    const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'hubs-a', partitions: 64 })
+    relays.push(first)
+    await until(() => first.owned().length === 2_500, 'every account owned', 60_000)
     for (const a of accounts) await sim.waitForSubscribers(a, 1, { timeoutMs: 60_000 })
     const hubs = sim.connections().filter((c) => c.open)
-    expect(hubs).toHaveLength(3)
-    const frames = sim.connections().flatMap((c) => c.received)
-    const largest = Math.max(...frames.map((f) => (JSON.parse(f) as { address: string[] }).address.length))
-    expect(largest).toBeLessThanOrEqual(1_000)
-    const bytes = frames.reduce((sum, f) => sum + f.length, 0)
-    // One frame per hub per batch of 64 (a batch's accounts subscribe in one tick): about 2,500 / 64 + 3 frames of at most 1,000 addresses.
-    expect(frames.length).toBeLessThanOrEqual(Math.ceil(2_500 / 64) * 2 + 3)
-    expect(bytes).toBeLessThan(2_500 * 45 * 20)
-    console.log(`relay rasa hubs: ${hubs.length} hubs for 2,500 accounts, ${frames.length} subscribe frames, ${(bytes / 1024).toFixed(0)} KiB in all, the largest ${largest} addresses`)
+    expect(hubs).toHaveLength(Math.ceil(2_500 / RELAY_HUB_ACCOUNTS))
+    const taken = sim.connections().flatMap((c) => c.received)
+    const largest = Math.max(...taken.map((f) => (JSON.parse(f) as { address: string[] }).address.length))
+    expect(largest).toBeLessThanOrEqual(RELAY_HUB_ACCOUNTS)
+    // Accounts subscribe in batches of 64 (one tick each) into hubs of at most 128: a batch resends at
+    // most its hub's list and the batch, so the addresses sent stay within 3 per account taken.
+    const takenAddresses = addresses(taken)
+    expect(takenAddresses).toBeLessThanOrEqual(3 * 2_500)
+
+    // A second relay joins and takes its share of the partitions: what both send for the move (the
+    // giver's shrunk lists, the taker's new hubs) is bounded by the accounts moved, not by all 2,500.
+    const before = sim.connections().map((c) => c.received.length)
+    const second = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'hubs-b', partitions: 64 })
+    relays.push(second)
+    await until(() => second.owned().length > 0 && first.owned().length + second.owned().length === 2_500, 'the partitions shared', 60_000)
+    const moved = second.owned()
+    expect(moved.length).toBeGreaterThan(500)
+    const movedAddresses = new Set(moved.map((key) => key.split('.')[2]!))
+    // Settled: the giver's hubs no longer list what moved, the taker's list exactly it.
+    await until(() => {
+      const listed = sim.connections().filter((c) => c.open).flatMap((c) => c.accounts)
+      return listed.length === 2_500 && new Set(listed).size === 2_500
+    }, 'each account on exactly one hub', 60_000)
+    const sent = sim.connections().flatMap((c, i) => c.received.slice(before[i] ?? 0))
+    const movedSent = addresses(sent)
+    console.log(
+      `relay rasa hubs: ${hubs.length} hubs for 2,500 accounts, ${taken.length} subscribe frames (${takenAddresses} addresses) to take them; moving ${moved.length} to a second relay: ${sent.length} frames, ${movedSent} addresses`,
+    )
+    expect(movedAddresses.size).toBe(moved.length)
+    expect(movedSent).toBeLessThanOrEqual(4 * moved.length)
   })
 })

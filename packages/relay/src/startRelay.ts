@@ -89,8 +89,12 @@ export interface Relay {
 }
 
 const ID = /^[-_=a-zA-Z0-9]+$/
-/** Accounts per rasa hub socket on a relay (the client's `maxAccountsPerHub`, unless `client` sets it): about 45 KiB per subscribe frame at most. */
-export const RELAY_HUB_ACCOUNTS = 1_000
+/**
+ * Accounts per rasa hub socket on a relay (the client's `maxAccountsPerHub`, unless `client` sets it). rasa
+ * resends a hub's whole list on every change: small hubs keep what moving k accounts sends O(k)
+ * (a batch of 64 resends at most its hub's 128), at one socket per 128 accounts.
+ */
+export const RELAY_HUB_ACCOUNTS = 128
 /** Lease operations run this many at a time, so 5,000 accounts do not open 5,000 requests at once. */
 const CONCURRENCY = 64
 /** What reading one partition's accounts through its own consumer costs (nats-server 2.9, measured), against one entry of a whole-bucket scan. */
@@ -508,6 +512,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     for (const b of batch) if (open.get(b.key) === b.relay && (!isMine(b.partition) || !wanted.has(b.key))) await closeAccount(b.key)
   }
 
+  /**
+   * Stops accounts: out of their hubs all in this tick (rasa resends a hub's list once for all of them,
+   * not once per account), then each waits for its publishes in flight (`closeAccount`).
+   */
+  const closeAll = (keys: Iterable<string>, graceMs?: number): Promise<void> => {
+    const list = [...keys]
+    for (const key of list) open.get(key)?.detach()
+    return handovers.run(list, (key) => closeAccount(key, graceMs))
+  }
+
   /** Stops an account (checkpoint written after what is in flight), or at once (`graceMs` 0) when its lease may be gone. */
   const closeAccount = async (key: string, graceMs?: number) => {
     const relay = open.get(key)
@@ -532,7 +546,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           const entry = wanted.get(key)
           return !entry || !isMine(entry.partition)
         })
-        await handovers.run(stale, (key) => closeAccount(key))
+        await closeAll(stale)
         const missing = ownedAccounts().filter((key) => !open.has(key))
         for (let i = 0; i < missing.length && !closed && !handingOver; i += CONCURRENCY) await openBatch(missing.slice(i, i + CONCURRENCY))
         // Accounts arriving one by one (keys being added): wait a moment so they open as one batch (one subscribe frame per hub).
@@ -555,7 +569,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     metrics.error('LEASE_LOST')
     moves.lost++
     logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
-    await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key, 0))
+    await closeAll(byPartition.get(partition) ?? [], 0)
     if (!held.has(partition)) forgetPartition(partition)
   }
 
@@ -586,10 +600,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const lease = held.get(partition)
     if (!lease) return Promise.resolve()
     lease.releasing = true
+    // Out of their hubs now, in the tick the release was decided: partitions released together shrink each hub once.
+    for (const key of byPartition.get(partition) ?? []) open.get(key)?.detach()
     const run = (async () => {
       // A claim in flight lands first: given back before it, the lease could reach a relay whose claim ours would then overwrite.
       await claiming.get(partition)
-      await handovers.run([...(byPartition.get(partition) ?? [])], (key) => closeAccount(key))
+      await closeAll(byPartition.get(partition) ?? [])
       // The accounts' last positions written before the lease goes: the next owner resumes there.
       await records.get(partition)?.flush()
       if (held.get(partition) !== lease) return
@@ -741,7 +757,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     // Renewals go on while the accounts are handed over (a drain may take longer than a lease).
     await Promise.all([...held.keys()].map(release))
     await reconciling
-    await Promise.all([...open.keys()].map((key) => closeAccount(key)))
+    await closeAll(open.keys())
     closed = true
     clearTimeout(timer)
     await ticking
