@@ -352,7 +352,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           return
         }
         records.set(partition, record)
-        loading.set(partition, { deleted: new Set(), seen: new Set(), entries: 0 })
         claimed.push(partition)
         // Its accounts as its last owner left them, watched now: a takeover waits for one KV read, not the bucket's.
         for (const [key, position] of record.accounts()) fromRecord(key, partition, position.since)
@@ -365,6 +364,21 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     })
     const claimedAt = Date.now()
     if (claimed.length > 0) reconcileSoon()
+    const { read, scan } = await readPartitions(claimed, false)
+    if (claimed.length > 0) {
+      logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
+    }
+  }
+  /** Partitions read again because their read found none of their record's accounts (one timer each). */
+  const rereads = new Map<number, ReturnType<typeof setTimeout>>()
+  const rereadMs = Math.max(200, Math.floor(leaseTtlMs / 3))
+  /**
+   * Reads held partitions' keys and lets go of the record's accounts the bucket no longer has. A read
+   * that finds nothing of a partition whose record holds accounts keeps them and reads it again a
+   * round later (a busy server has answered a read with no entries); when that read finds none too,
+   * they were all removed, and they go.
+   */
+  const readPartitions = async (partitions: number[], again: boolean): Promise<{ read: number; scan: boolean }> => {
     let read = 0
     const take = (entry: BucketEntry) => {
       const parsed = parseStoredKey(entry.key)
@@ -374,16 +388,17 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       // Deleted while this read was under way: the watch's delete is newer than this answer.
       if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.deleted.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
     }
-    const scan = claimed.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
+    for (const partition of partitions) loading.set(partition, { deleted: new Set(), seen: new Set(), entries: 0 })
+    const scan = partitions.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
     if (scan) {
       try {
         await readBucket(js, jsm, ACCOUNTS_BUCKET, '>', take)
       } catch (error) {
-        for (const partition of claimed) giveUp(partition, 'accounts not read', error)
+        for (const partition of partitions) giveUp(partition, 'accounts not read', error)
       }
     } else {
       await runBounded(
-        claimed,
+        partitions,
         async (partition) => {
           try {
             await readBucket(js, jsm, ACCOUNTS_BUCKET, `p${partition}.>`, take)
@@ -394,22 +409,31 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         PARTITION_READS,
       )
     }
-    for (const partition of claimed) {
+    for (const partition of partitions) {
       const state = loading.get(partition)
       loading.delete(partition)
       if (!state || !held.has(partition)) continue
       const missing = [...(byPartition.get(partition) ?? [])].filter((key) => !state.seen.has(key))
       if (missing.length === 0) continue
       // In the record but not in the bucket: removed while nobody owned the partition. Unless the read
-      // found nothing of the partition at all: a busy server has answered a read with no entries, and
-      // forgetting every account on that would lose their positions; they stay (a relayed account too
-      // many is the smaller harm), and the log says so.
-      if (state.entries === 0) logger.warn({ partition, accounts: missing.length }, `partition ${partition}: the bucket's read found none of the ${missing.length} accounts its checkpoints hold; kept them (removed ones are let go when it is read again)`)
-      else for (const key of missing) removeAccount(key, partition)
+      // found nothing of the partition at all, the first time: forgetting every account on one empty
+      // answer would lose their positions, so they stay until a second read a round later.
+      if (state.entries > 0 || again) {
+        if (state.entries === 0) logger.warn({ partition, accounts: missing.length }, `partition ${partition}: read again, the bucket still has none of the ${missing.length} accounts its checkpoints hold; they were removed, let go`)
+        for (const key of missing) removeAccount(key, partition)
+        continue
+      }
+      logger.warn({ partition, accounts: missing.length }, `partition ${partition}: the bucket's read found none of the ${missing.length} accounts its checkpoints hold; kept them, read again in ${rereadMs} ms`)
+      clearTimeout(rereads.get(partition))
+      rereads.set(
+        partition,
+        setTimeout(() => {
+          rereads.delete(partition)
+          if (!closed && isMine(partition)) void readPartitions([partition], true)
+        }, rereadMs),
+      )
     }
-    if (claimed.length > 0) {
-      logger.info({ partitions: claimed.length, entries: read, scan, claimMs: claimedAt - started, readMs: Date.now() - claimedAt }, 'partitions read')
-    }
+    return { read, scan }
   }
   /** A partition let go: its accounts are forgotten (an account it does not own costs it nothing). */
   const forgetPartition = (partition: number) => {
@@ -760,6 +784,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     await closeAll(open.keys())
     closed = true
     clearTimeout(timer)
+    for (const reread of rereads.values()) clearTimeout(reread)
     await ticking
     clearTimeout(timer)
     // Leaving deletes the heartbeat: the others look again at once (their watch sees it), not at their next round.
