@@ -66,6 +66,32 @@ describe('assignPartitions', () => {
     )
   })
 
+  it('orphans keep their planned owner while they are being taken: a plan made with some of them already taken (in any order) gives the rest the same owners, and the result leaves nobody short', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 40 }), fc.constantFrom(256, 1_024), fc.nat(), fc.array(fc.nat(), { maxLength: 200 }), (n, partitions, pick, order) => {
+        const live = members(n)
+        const before = converge(partitions, live)
+        const dead = live[pick % n]!.id
+        const survivors = live.filter((m) => m.id !== dead)
+        // Every survivor plans from the same view at first: the dead member's partitions are orphans.
+        const plan = assignPartitions(partitions, survivors, (p) => before[p]).owners
+        const orphans = before.flatMap((o, p) => (o === dead ? [p] : []))
+        // Some orphans taken (by their planned owners, in any order) before another survivor plans again.
+        const view = [...before]
+        for (const i of order) {
+          const p = orphans[i % orphans.length]!
+          view[p] = plan[p]
+        }
+        const again = assignPartitions(partitions, survivors, (p) => view[p]).owners
+        expect(orphans.filter((p) => again[p] !== plan[p])).toEqual([])
+        // Nothing else moves, and no survivor is left far below the mean (no claims follow the takeover).
+        const settled = converge(partitions, survivors, [...plan])
+        expect(moved([...plan], settled)).toEqual([])
+      }),
+      { numRuns: Number(process.env.PARTITION_RUNS ?? 60) },
+    )
+  })
+
   it('holds members to maxPartitions and leaves partitions unowned when nobody has room', () => {
     const plan = assignPartitions(16, [{ id: 'a', maxPartitions: 3 }, { id: 'b', maxPartitions: 5 }], () => undefined)
     expect([plan.counts.get('a'), plan.counts.get('b')]).toEqual([3, 5])

@@ -55,15 +55,18 @@ export interface PartitionPlan {
  * 1. a partition stays with its owner while the owner is alive and within its cap (a leave moves
  *    only the leaver's partitions: the others' caps only grow);
  * 2. a partition without a live owner (its owner left or died, or it never had one) goes to the
- *    least loaded member with room (among equals, the one scoring highest for it), so no member
- *    holds more than 1.2 × the mean (or the mean rounded up, when partitions are few per member);
+ *    member scoring highest for it among those below their share (the mean, rounded per member), or,
+ *    when every share is full, to the least loaded member with room, so no member holds more than
+ *    1.2 × the mean (or the mean rounded up, when partitions are few per member). Shares depend only
+ *    on the members: a plan made while orphans are being taken gives the rest the same owners;
  * 3. a member holding less than the mean minus one (it just joined) claims the partitions it scores
  *    highest for among all members, up to the mean, from owners holding at least the mean and more
  *    than it (so no donor falls below the mean minus one and starts claiming itself): about `1/n` of
  *    them, the share rendezvous hashing gives it; released, they are orphans that rule 2 gives to
- *    the least loaded member, which is the newcomer (while donors release them one by one, it stays
- *    below the mean and keeps claiming). After a leave nobody is that far below the new mean: rule 2
- *    gave the leaver's partitions to the least loaded, so a leave moves nothing else.
+ *    the newcomer (it scores highest for them and is below its share; while donors release them one
+ *    by one, it stays below the mean and keeps claiming). After a leave nobody is that far below the
+ *    new mean: rule 2 filled every survivor's share with the leaver's partitions, so a leave moves
+ *    nothing else.
  *
  * Before rule 2, a member above its cap (caps shrink when a member joins) sheds the partitions it
  * scores lowest for, and rule 2 places them (with the newcomer, the least loaded).
@@ -103,17 +106,33 @@ export function assignPartitions(partitions: number, members: readonly Partition
     for (const p of held.slice(0, count[i]! - capOf[i]!)) ownerIndex[p] = -1
     count[i] = capOf[i]!
   }
-  // Rule 2: the partitions left without an owner go to the least loaded member with room (the highest score among equals).
+  // Rule 2: the partitions left without an owner, in partition order, go to the member scoring highest
+  // for them among those below their share (the mean; one more for the first `partitions mod n` by id).
+  // Shares do not depend on who took what so far: relays planning while orphans are being taken (a
+  // takeover after a kill) give every orphan the same owner, whatever was taken first. When every share
+  // is full (members held more before), the least loaded member with room takes it.
+  const base = Math.floor(partitions / n)
+  const shareOf = (i: number) => Math.min(capOf[i]!, base + (i < partitions % n ? 1 : 0))
   for (let p = 0; p < partitions; p++) {
     if (ownerIndex[p]! >= 0) continue
     let chosen = -1
     let chosenScore = -1
     for (let i = 0; i < n; i++) {
-      if (count[i]! >= capOf[i]!) continue
+      if (count[i]! >= shareOf(i)) continue
       const s = score(i, p)
-      if (chosen < 0 || count[i]! < count[chosen]! || (count[i] === count[chosen] && s > chosenScore)) {
+      if (s > chosenScore) {
         chosen = i
         chosenScore = s
+      }
+    }
+    if (chosen < 0) {
+      for (let i = 0; i < n; i++) {
+        if (count[i]! >= capOf[i]!) continue
+        const s = score(i, p)
+        if (chosen < 0 || count[i]! < count[chosen]! || (count[i] === count[chosen] && s > chosenScore)) {
+          chosen = i
+          chosenScore = s
+        }
       }
     }
     if (chosen < 0) continue // every member is full: the partition waits for room
