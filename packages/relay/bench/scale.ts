@@ -11,7 +11,7 @@ import { accountKey } from '../src/accountKeys.js'
 import { storedKey } from '../src/deployment.js'
 import { DEFAULT_PARTITIONS } from '../src/partitions.js'
 import { consumeNotifications } from '../src/consumeNotifications.js'
-import { ACCOUNTS_BUCKET } from '../src/relayStorage.js'
+import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET } from '../src/relayStorage.js'
 
 // By hand the full figures: 100,000 rasa + 2,000 enigma accounts on 10 relay processes. In CI a small
 // configuration (20,000 + 2,000 on 4) keeps `.ci/run` short; each can be set.
@@ -22,6 +22,8 @@ const RELAYS = Number(process.env.RELAY_SCALE_RELAYS ?? (FULL ? 10 : 4))
 const LEASE_TTL_MS = 15_000
 /** A SIGKILL's partitions re-owned within the lease TTL and this. */
 const REOWN_SLACK_MS = 2_000
+/** How long idle KV writes are counted. */
+const IDLE_WINDOW_MS = 15_000
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const address = (i: number) => `0x${(0x5ca1e000 + i).toString(16).padStart(40, '0')}`
 
@@ -73,21 +75,54 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   // The bench's own writes wait as long as they must: ten relays opening accounts load the one server,
   // and a key put late is not what this measures (the relays' own errors are counted below).
   const accountsKv = await new Kvm(jetstream(nc, { timeout: 60_000 })).create(ACCOUNTS_BUCKET, { history: 1 })
-  const started = performance.now()
-  for (let i = 0; i < keys.length; i += 1_000) await Promise.all(keys.slice(i, i + 1_000).map((k) => accountsKv.put(storedKey(k, DEFAULT_PARTITIONS), '{}')))
   let last = ''
-  await until(async () => {
-    const now = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
-    if (process.env.RELAY_SCALE_TRACE && now.join('/') !== last) console.log(`owned ${(last = now.join('/'))} after ${((performance.now() - started) / 1000).toFixed(1)} s`)
-    return now.reduce((a, b) => a + b, 0) === keys.length
-  }, 'all accounts owned').catch((error: Error) => {
-    for (const r of relays) console.error(`${r.id}: ${r.output.join('').split('\n').filter((l) => !l.includes('"accounts moved"')).slice(-8).join('\n')}`)
-    throw error
-  })
+  const put = async (from: number, to: number) => {
+    for (let i = from; i < to; i += 1_000) await Promise.all(keys.slice(i, Math.min(to, i + 1_000)).map((k) => accountsKv.put(storedKey(k, DEFAULT_PARTITIONS), '{}')))
+  }
+  const allOwned = async (count: number, since: number) => {
+    await until(async () => {
+      const now = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
+      if (process.env.RELAY_SCALE_TRACE && now.join('/') !== last) console.log(`owned ${(last = now.join('/'))} after ${((performance.now() - since) / 1000).toFixed(1)} s`)
+      return now.reduce((a, b) => a + b, 0) === count
+    }, 'all accounts owned').catch((error: Error) => {
+      for (const r of relays) console.error(`${r.id}: ${r.output.join('').split('\n').filter((l) => !l.includes('"accounts moved"')).slice(-8).join('\n')}`)
+      throw error
+    })
+  }
+  // Coordination at rest, from the buckets' own stream sequences (every KV write is one message):
+  // once the checkpoints stopped moving, the writes of a 15 s window, per second.
+  const kvStreams = [LEASES_BUCKET, CHECKPOINTS_BUCKET, ACCOUNTS_BUCKET].map((bucket) => `KV_${bucket}`)
+  const kvSeq = async () => (await Promise.all(kvStreams.map(async (name) => (await jsm.streams.info(name)).state.last_seq))).reduce((a, b) => a + b, 0)
+  const idleWrites = async () => {
+    let before = await kvSeq()
+    for (let quiet = 0, rounds = 0; quiet < 2 && rounds < 30; rounds++) {
+      await new Promise((r) => setTimeout(r, 2_000))
+      const checkpoints = (await jsm.streams.info(`KV_${CHECKPOINTS_BUCKET}`)).state.last_seq
+      quiet = checkpoints === before ? quiet + 1 : 0
+      before = checkpoints
+    }
+    const from = await kvSeq()
+    const at = performance.now()
+    await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS))
+    return ((await kvSeq()) - from) / ((performance.now() - at) / 1000)
+  }
+  // A tenth of the accounts first (the idle figure at that size), then the rest.
+  const tenth = Math.floor(keys.length / 10)
+  const firstStarted = performance.now()
+  await put(0, tenth)
+  await allOwned(tenth, firstStarted)
+  await Promise.all([rasa.waitForSubscribers(rasaAccounts.slice(0, tenth)), enigma.waitForSubscribers(enigmaAccounts.filter((_, i) => RASA_ACCOUNTS + i < tenth))])
+  const idleAtTenth = await idleWrites()
+  trace(`idle writes at ${tenth}: ${idleAtTenth.toFixed(1)}/s`)
+  const started = performance.now()
+  await put(tenth, keys.length)
+  await allOwned(keys.length, started)
   trace('all owned')
   await Promise.all([rasa.waitForSubscribers(rasaAccounts), enigma.waitForSubscribers(enigmaAccounts)])
   trace('all subscribed')
   const allOwnedSeconds = (performance.now() - started) / 1000
+  const idleAtAll = await idleWrites()
+  trace(`idle writes at ${keys.length}: ${idleAtAll.toFixed(1)}/s`)
   const heapPerAccount = ((await heap(everyone)) - heapBefore) / keys.length
   const spread = await Promise.all(everyone.map(async (i) => metric(await scrape(i), 'solver_relay_accounts_owned')))
 
@@ -183,7 +218,11 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const exactlyOnce = enigmaTwice === 0 && enigmaMissing === 0 && rasaMissing === 0
   const inTime = takeoverSeconds * 1000 <= LEASE_TTL_MS + REOWN_SLACK_MS
   console.log(
-    `RELAY scale: ${RELAYS} processes share ${fmt(RASA_ACCOUNTS)} rasa + ${fmt(ENIGMA_ACCOUNTS)} enigma accounts (${spread.map(fmt).join(' / ')}): all owned and subscribed in ${allOwnedSeconds.toFixed(1)} s, heap ${(heapPerAccount / 1024).toFixed(1)} KiB per account (no forced GC)`,
+    `RELAY scale: ${RELAYS} processes share ${fmt(RASA_ACCOUNTS)} rasa + ${fmt(ENIGMA_ACCOUNTS)} enigma accounts (${spread.map(fmt).join(' / ')}): the last nine tenths owned and subscribed in ${allOwnedSeconds.toFixed(1)} s, heap ${(heapPerAccount / 1024).toFixed(1)} KiB per account (no forced GC)`,
+  )
+  const idleOk = Math.max(idleAtTenth, idleAtAll) <= 500 && Math.max(idleAtTenth, idleAtAll) <= Math.min(idleAtTenth, idleAtAll) * 1.05
+  console.log(
+    `RELAY scale: idle KV writes ${idleAtTenth.toFixed(1)}/s at ${fmt(tenth)} accounts, ${idleAtAll.toFixed(1)}/s at ${fmt(keys.length)} (the buckets' stream sequences over ${IDLE_WINDOW_MS / 1000} s; target ≤ 500 and within 5%) ${idleOk ? 'PASS' : 'MISS'}`,
   )
   console.log(
     `RELAY scale: SIGKILL of one relay (${fmt(victimOwned)} accounts): re-owned ${takeoverSeconds.toFixed(1)} s after the kill (target ≤ leaseTtlMs ${LEASE_TTL_MS / 1000} s + ${REOWN_SLACK_MS / 1000} s) ${inTime ? 'PASS' : 'MISS'}; /metrics shows ${fmt(takeovers)} partitions taken over (the victim held ${fmt(victimPartitions)}: ${takeovers === victimPartitions ? 'equal' : 'NOT equal'}), ${fmt(scrapedErrors)} errors${byCode.size > 0 ? ` (${[...byCode].map(([c, n]) => `${c} ${fmt(n)}`).join(', ')})` : ''}`,

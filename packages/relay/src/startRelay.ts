@@ -714,13 +714,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let ticking: Promise<void> | undefined
   let soon = false
   /**
-   * The next round: an interval after this one, or sooner when a heartbeat or a lease this relay waits
+   * The next round: an interval after this one started, or sooner when a heartbeat or a lease this relay waits
    * for runs out first, or at once when another relay left (it said so by deleting its heartbeat).
    */
   const schedule = () => {
     if (closed) return
     const now = Date.now()
-    const delay = soon ? 0 : nextExpiry !== undefined && nextExpiry > now ? Math.min(interval, nextExpiry - now + 50) : interval
+    // Rounds start an interval apart, however long the last one took: renewals keep their cadence
+    // (and KV writes their rate) when the server answers slowly.
+    const due = Math.max(0, roundStarted + interval - now)
+    const delay = soon ? 0 : nextExpiry !== undefined && nextExpiry > now ? Math.min(due, nextExpiry - now + 50) : due
     soon = false
     timer = setTimeout(runTick, delay)
   }
@@ -733,7 +736,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     clearTimeout(timer)
     runTick()
   }
+  /** when the last round started */
+  let roundStarted = 0
   const runTick = () => {
+    roundStarted = Date.now()
     ticking = liveness()
       .catch((error: unknown) => logger.warn({}, `round failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
