@@ -160,6 +160,15 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   trace('re-owned')
   if (process.env.RELAY_SCALE_TRACE) {
     for (const i of survivors) for (const line of relays[i]!.output.join('').split('\n')) if (line.includes('"msg":"partitions read"')) console.log(`${relays[i]!.id}: ${line}`)
+    // The survivors' warnings, by kind (a partition given back, a read that found nothing, ...).
+    const warnings = new Map<string, number>()
+    for (const i of survivors) {
+      for (const line of relays[i]!.output.join('').split('\n')) {
+        const msg = line.includes('"level":"warn"') ? /"msg":"([^"]*)"/.exec(line)?.[1] : undefined
+        if (msg) warnings.set(msg.replace(/\d+/g, 'N').slice(0, 120), (warnings.get(msg.replace(/\d+/g, 'N').slice(0, 120)) ?? 0) + 1)
+      }
+    }
+    for (const [msg, n] of warnings) console.log(`warn ×${n}: ${msg}`)
   }
   await round(3)
   trace('round 3 published')

@@ -103,6 +103,19 @@ const SCAN_ENTRY_MS = 0.01
 /** Single-partition reads at once in a batch (a consumer each on the server). */
 const PARTITION_READS = 16
 
+/** One read of a partition's keys (see `readPartitions` in startRelay). */
+interface PartitionRead {
+  /** keys the watch saw deleted while the read ran (its answer may be older) */
+  deleted: Set<string>
+  /** keys the bucket has, from the read or the watch */
+  seen: Set<string>
+  /** entries of the partition the read delivered */
+  entries: number
+  /** the lease the partition was held under when the read began */
+  lease: object & { releasing: boolean }
+  failed: boolean
+}
+
 /**
  * An account this relay wants, as one object. Built field by field: a spread copy gets a hidden class
  * (and a property array) of its own per object, ~0.3 KiB per account on V8.
@@ -268,11 +281,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const key = stored.key
     const before = wanted.get(key)
     if (e.operation !== 'PUT') {
-      loading.get(stored.partition)?.deleted.add(key)
+      for (const r of loading.get(stored.partition) ?? []) r.deleted.add(key)
       if (before) removeAccount(key, before.partition)
       return
     }
-    loading.get(stored.partition)?.seen.add(key)
+    for (const r of loading.get(stored.partition) ?? []) r.seen.add(key)
     let watched: WatchedAccount
     try {
       watched = parseAccountKey(key)
@@ -312,7 +325,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   /** partitions being read: keys deleted meanwhile (the watch's delete is newer than the read's answer) and keys the bucket has */
   /** claims under way: a handover waits for its partition's claim to land before it gives the lease back */
   const claiming = new Map<number, Promise<void>>()
-  const loading = new Map<number, { deleted: Set<string>; seen: Set<string>; entries: number }>()
+  /** reads under way, by partition (a partition handed over and taken again may have two) */
+  const loading = new Map<number, Set<PartitionRead>>()
   const toLoad = new Set<number>()
   let batchesReading = 0
   /**
@@ -380,21 +394,38 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
    */
   const readPartitions = async (partitions: number[], again: boolean): Promise<{ read: number; scan: boolean }> => {
     let read = 0
+    // This read's own state per partition, and the lease it was made under: a partition handed over
+    // and taken again meanwhile is reconciled by the read of its new lease, never by this one.
+    const reads = new Map<number, PartitionRead>()
+    for (const partition of partitions) {
+      const lease = held.get(partition)
+      if (!lease) continue
+      const r: PartitionRead = { deleted: new Set(), seen: new Set(), entries: 0, lease, failed: false }
+      reads.set(partition, r)
+      let under = loading.get(partition)
+      if (!under) loading.set(partition, (under = new Set()))
+      under.add(r)
+    }
     const take = (entry: BucketEntry) => {
       const parsed = parseStoredKey(entry.key)
       read++
-      const state = parsed && loading.get(parsed.partition)
-      if (state) state.entries++
+      const r = parsed && reads.get(parsed.partition)
+      if (!r) return
+      r.entries++
       // Deleted while this read was under way: the watch's delete is newer than this answer.
-      if (entry.operation === 'PUT' && parsed && loading.get(parsed.partition)?.deleted.has(parsed.key) === false && held.has(parsed.partition)) onAccount(entry)
+      if (entry.operation === 'PUT' && !r.deleted.has(parsed.key) && held.get(parsed.partition) === r.lease) onAccount(entry)
     }
-    for (const partition of partitions) loading.set(partition, { deleted: new Set(), seen: new Set(), entries: 0 })
+    const failed = (partition: number, error: unknown) => {
+      const r = reads.get(partition)
+      if (r) r.failed = true
+      giveUp(partition, 'accounts not read', error)
+    }
     const scan = partitions.length * PARTITION_READ_MS > totalAccounts * SCAN_ENTRY_MS
     if (scan) {
       try {
         await readBucket(js, jsm, ACCOUNTS_BUCKET, '>', take)
       } catch (error) {
-        for (const partition of partitions) giveUp(partition, 'accounts not read', error)
+        for (const partition of partitions) failed(partition, error)
       }
     } else {
       await runBounded(
@@ -403,16 +434,18 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           try {
             await readBucket(js, jsm, ACCOUNTS_BUCKET, `p${partition}.>`, take)
           } catch (error) {
-            giveUp(partition, 'accounts not read', error)
+            failed(partition, error)
           }
         },
         PARTITION_READS,
       )
     }
-    for (const partition of partitions) {
-      const state = loading.get(partition)
-      loading.delete(partition)
-      if (!state || !held.has(partition)) continue
+    for (const [partition, state] of reads) {
+      const under = loading.get(partition)
+      under?.delete(state)
+      if (under?.size === 0) loading.delete(partition)
+      // A failed read proves nothing, and a partition let go (or taken again) meanwhile is not this read's.
+      if (state.failed || held.get(partition) !== state.lease || state.lease.releasing) continue
       const missing = [...(byPartition.get(partition) ?? [])].filter((key) => !state.seen.has(key))
       if (missing.length === 0) continue
       // In the record but not in the bucket: removed while nobody owned the partition. Unless the read
