@@ -1,0 +1,80 @@
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { natsAvailable, startNats } from '../test/natsServer.js'
+import { accountKey } from './accountKeys.js'
+import { addAccounts } from './accountsAdmin.js'
+import { recordKey } from './PartitionCheckpoint.js'
+import { type Relay, startRelay } from './startRelay.js'
+
+// Reads of the accounts bucket fail midway on demand: part of the answer, then an error (NATS gone
+// mid-read). The real read runs underneath, against a real nats-server.
+const control = vi.hoisted(() => ({ failing: false, failed: 0 }))
+vi.mock('./readBucket.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('./readBucket.js')>()
+  return {
+    ...real,
+    readBucket: async (...args: Parameters<typeof real.readBucket>) => {
+      if (!control.failing) return real.readBucket(...args)
+      const [js, jsm, bucket, pattern, onEntry] = args
+      let delivered = 0
+      await real.readBucket(js, jsm, bucket, pattern, (entry) => {
+        if (delivered++ === 0) onEntry(entry)
+      })
+      control.failed++
+      throw new Error('injected: the read failed after its first entry')
+    },
+  }
+})
+
+let nats: Awaited<ReturnType<typeof startNats>>
+let sim: SolverSimulator
+const relays: Relay[] = []
+beforeEach(async () => {
+  if (!natsAvailable) return
+  ;[nats, sim] = await Promise.all([startNats(), startSolverSimulator({ protocol: 'rasa' })])
+})
+afterEach(async () => {
+  if (!natsAvailable) return
+  control.failing = false
+  await Promise.all(relays.splice(0).map((r) => r.close()))
+  await sim.close()
+  await nats.close()
+})
+
+const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
+
+async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+it.skipIf(!natsAvailable)('a partition read that fails midway lets go of nothing: the accounts it did not read keep their positions in the record', async () => {
+  const accounts = ['0xabc0000000000000000000000000000000000031', '0xabc0000000000000000000000000000000000032', '0xabc0000000000000000000000000000000000033'].map((a) => accountKey(1, 'beta', a))
+  const nc = await connect({ servers: nats.url })
+  // One partition: every account shares its record and its read.
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'first', partitions: 1 })
+  await addAccounts({ servers: nats.url }, accounts)
+  const checkpoints = await new Kvm(nc).open('solver_relay_checkpoints')
+  const record = async () => Object.keys((await checkpoints.get(recordKey(0)))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}).sort()
+  await until(async () => (await record()).length === 3, 'the three positions in the record')
+  await first.close()
+
+  // Every read of the next relay fails after one entry: it takes the partition, claims the record,
+  // reads, fails, gives it back, and again.
+  control.failing = true
+  const lines: string[] = []
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'next', partitions: 1, log: (line) => lines.push(line) })
+  relays.push(next)
+  await until(() => control.failed >= 3 && lines.filter((l) => l.includes('accounts not read')).length >= 3, 'three failed reads, each given back')
+  // What a failed read did not deliver was never let go: the record still holds all three.
+  expect(await record()).toEqual([...accounts].sort())
+  control.failing = false
+  await until(() => next.owned().length === 3, 'all three owned once reads succeed')
+  expect(await record()).toEqual([...accounts].sort())
+  await nc.close()
+})
