@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
-import { Kvm } from '@nats-io/kv'
+import { KvWatchInclude, Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { startRemoteSimulator } from '../../core/bench/remoteSimulator.js'
 import { solversConfig, spawnRelay } from '../test/cluster.js'
@@ -58,7 +58,7 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const config = solversConfig(enigma, rasa)
   const file = join(mkdtempSync(join(tmpdir(), 'relay-scale-')), 'solvers.json')
   writeFileSync(file, JSON.stringify(config))
-  const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `scale-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json']))
+  const relays = Array.from({ length: RELAYS }, (_, i) => spawnRelay(file, nats.url, `scale-${i + 1}`, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--http', '127.0.0.1:0', '--log-format', 'json', ...(process.env.RELAY_SCALE_TRACE ? ['--log-level', 'debug'] : [])]))
   for (const relay of relays) await until(() => relay.output.join('').includes('"msg":"relay started"'), `${relay.id} to start`, 60_000)
   const scrape = async (i: number) => (await fetch(`http://${httpOf(relays[i]!)}/metrics`)).text()
   const sum = async (alive: number[], name: string) => (await Promise.all(alive.map(async (i) => metric(await scrape(i), name)))).reduce((a, b) => a + b, 0)
@@ -75,6 +75,43 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   // The bench's own writes wait as long as they must: ten relays opening accounts load the one server,
   // and a key put late is not what this measures (the relays' own errors are counted below).
   const accountsKv = await new Kvm(jetstream(nc, { timeout: 60_000 })).create(ACCOUNTS_BUCKET, { history: 1 })
+  const leasesKv = await new Kvm(jetstream(nc, { timeout: 60_000 })).open(LEASES_BUCKET)
+  /**
+   * Resolves once `owner` has written its heartbeat and then renewed `count` partition leases (its whole
+   * round); false when that did not happen within 30 s.
+   */
+  const renewedAll = async (owner: string, count: number): Promise<boolean> => {
+    const watch = await leasesKv.watch({ include: KvWatchInclude.UpdatesOnly })
+    const timeout = setTimeout(() => watch.stop(), 30_000)
+    let renewals: Set<string> | undefined
+    try {
+      for await (const e of watch) {
+        if (e.key === `instances.${owner}`) renewals = new Set()
+        else if (renewals && e.operation === 'PUT' && e.key.startsWith('partitions.') && e.json<{ owner?: string }>().owner === owner && renewals.add(e.key).size === count) return true
+      }
+      return false
+    } finally {
+      clearTimeout(timeout)
+      watch.stop()
+    }
+  }
+  /** The expiry written in each partition lease `owner` holds. */
+  const victimLeaseExpiries = async (owner: string): Promise<number[]> => {
+    const expiries: number[] = []
+    const partitionKeys: string[] = []
+    for await (const key of await leasesKv.keys('partitions.>')) partitionKeys.push(key)
+    for (let i = 0; i < partitionKeys.length; i += 128) {
+      await Promise.all(
+        partitionKeys.slice(i, i + 128).map(async (key) => {
+          const entry = await leasesKv.get(key)
+          if (entry?.operation !== 'PUT') return
+          const lease = entry.json<{ owner?: string; expires?: number }>()
+          if (lease.owner === owner && typeof lease.expires === 'number') expiries.push(lease.expires)
+        }),
+      )
+    }
+    return expiries
+  }
   let last = ''
   const put = async (from: number, to: number) => {
     for (let i = from; i < to; i += 1_000) await Promise.all(keys.slice(i, Math.min(to, i + 1_000)).map((k) => accountsKv.put(storedKey(k, DEFAULT_PARTITIONS), '{}')))
@@ -145,9 +182,13 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   // Takeovers are counted from the kill on: the victim's partitions (each holds accounts at this scale).
   const takeoversBefore = await sum(survivorsOf, 'solver_relay_lease_takeovers_total')
   const victimPartitions = metric(await scrape(victim), 'solver_relay_partitions_owned')
+  // The worst moment to die: just after renewing every lease, which then runs a full TTL after the kill.
+  const renewed = await renewedAll(relays[victim]!.id, victimPartitions)
   relays[victim]!.child.kill('SIGKILL')
   const killedAt = performance.now()
-  await round(2)
+  const killedWall = Date.now()
+  // When the victim's leases run out (each says so itself): the re-own time is that, plus what the survivors take.
+  const [expiries] = await Promise.all([victimLeaseExpiries(relays[victim]!.id), round(2)])
   trace('round 2 published')
   const survivors = everyone.filter((i) => i !== victim)
   await until(async () => {
@@ -156,10 +197,13 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
     return now.reduce((a, b) => a + b, 0) === keys.length
   }, "the killed relay's accounts to be re-owned", 240_000).catch((error: Error) => console.error(`RELAY scale: ${error.message} (MISS); the count below shows what that cost`))
   const takeoverSeconds = (performance.now() - killedAt) / 1000
+  const lastExpiry = (Math.max(...expiries) - killedWall) / 1000
+  const firstExpiry = (Math.min(...expiries) - killedWall) / 1000
   const takeovers = (await sum(survivors, 'solver_relay_lease_takeovers_total')) - takeoversBefore
   trace('re-owned')
   if (process.env.RELAY_SCALE_TRACE) {
-    for (const i of survivors) for (const line of relays[i]!.output.join('').split('\n')) if (line.includes('"msg":"partitions read"')) console.log(`${relays[i]!.id}: ${line}`)
+    const killedIso = new Date(killedWall - 6_000).toISOString()
+    for (const i of survivors) for (const line of relays[i]!.output.join('').split('\n')) if (/"msg":"(partitions read|took over partitions|partitions moved|round|accounts moved)/.test(line) && line.slice(line.indexOf('"time":"') + 8) >= killedIso) console.log(`${relays[i]!.id}: ${line}`)
     // The survivors' warnings, by kind (a partition given back, a read that found nothing, ...).
     const warnings = new Map<string, number>()
     for (const i of survivors) {
@@ -234,7 +278,7 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
     `RELAY scale: idle KV writes ${idleAtTenth.toFixed(1)}/s at ${fmt(tenth)} accounts, ${idleAtAll.toFixed(1)}/s at ${fmt(keys.length)} (the buckets' stream sequences over ${IDLE_WINDOW_MS / 1000} s; target ≤ 500 and within 5%) ${idleOk ? 'PASS' : 'MISS'}`,
   )
   console.log(
-    `RELAY scale: SIGKILL of one relay (${fmt(victimOwned)} accounts): re-owned ${takeoverSeconds.toFixed(1)} s after the kill (target ≤ leaseTtlMs ${LEASE_TTL_MS / 1000} s + ${REOWN_SLACK_MS / 1000} s) ${inTime ? 'PASS' : 'MISS'}; /metrics shows ${fmt(takeovers)} partitions taken over (the victim held ${fmt(victimPartitions)}: ${takeovers === victimPartitions ? 'equal' : 'NOT equal'}), ${fmt(scrapedErrors)} errors${byCode.size > 0 ? ` (${[...byCode].map(([c, n]) => `${c} ${fmt(n)}`).join(', ')})` : ''}`,
+    `RELAY scale: SIGKILL of one relay (${fmt(victimOwned)} accounts): re-owned ${takeoverSeconds.toFixed(1)} s after the kill (target ≤ leaseTtlMs ${LEASE_TTL_MS / 1000} s + ${REOWN_SLACK_MS / 1000} s) ${inTime ? 'PASS' : 'MISS'}, ${(takeoverSeconds - lastExpiry).toFixed(1)} s after its last lease ran out (its ${fmt(expiries.length)} leases ran out ${firstExpiry.toFixed(1)}–${lastExpiry.toFixed(1)} s after the kill${renewed ? ', which came just after it renewed them all' : ''}); /metrics shows ${fmt(takeovers)} partitions taken over (the victim held ${fmt(victimPartitions)}: ${takeovers === victimPartitions ? 'equal' : 'NOT equal'}), ${fmt(scrapedErrors)} errors${byCode.size > 0 ? ` (${[...byCode].map(([c, n]) => `${c} ${fmt(n)}`).join(', ')})` : ''}`,
   )
   console.log(
     `RELAY scale: independent consumer read ${fmt(read)} messages: enigma transitions ${fmt(enigmaPublished.ids.length)} (missing ${enigmaMissing}, twice ${enigmaTwice}), rasa quotes' latest states ${fmt(rasaPublished.latest.length)} (missing ${rasaMissing}) ${exactlyOnce ? 'PASS' : 'MISS'}`,

@@ -14,6 +14,7 @@ import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
 import { type AccountContext, AccountRelay } from './AccountRelay.js'
 import { JetStreamPublisher } from './JetStreamPublisher.js'
 import { type NatsOptions, type NatsTarget, isNatsConnection, openNats } from './natsConnection.js'
+import { nextRound } from './nextRound.js'
 import { RelayError } from './RelayError.js'
 import type { RelayStats } from './RelayStats.js'
 import { RelayMetrics } from './RelayMetrics.js'
@@ -698,13 +699,21 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }
   }
 
-  const liveness = async () => {
-    await membership.beat()
-    joined = true
+  /**
+   * One round. A full one writes the heartbeat and renews every held lease; an early one (a lease or a
+   * heartbeat this relay waited for ran out, or the plan changed) only plans and takes (see nextRound).
+   */
+  const liveness = async (full: boolean) => {
+    const started = Date.now()
+    if (full) {
+      await membership.beat()
+      joined = true
+    }
     const now = Date.now()
     // Fenced: a partition whose renewal was not confirmed in time stops publishing before anyone else may take it.
     for (const [partition, lease] of held) if (lease.confirmedUntil <= now) await lose(partition, 'renewal not confirmed in time')
-    await runBounded([...held.keys()], renew)
+    if (full) await runBounded([...held.keys()], renew)
+    const renewed = Date.now()
     // Every account in the bucket (its stream's count): a relay reads only its own partitions' keys.
     totalAccounts = await accountsKv
       .status()
@@ -721,7 +730,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (plan) for (let p = 0; p < partitions; p++) if (plan.owners[p] === id && !held.has(p)) toTake.push(p)
     // Handovers run beside the timer (they wait for publishes and checkpoints); takes are quick KV requests.
     for (const p of toRelease) void release(p).then(reconcileSoon)
+    const planned = Date.now()
     await runBounded(toTake, take)
+    const notTaken = toTake.filter((p) => !held.has(p)).length
+    logger.debug({ full, beatMs: now - started, renewMs: renewed - now, planMs: planned - renewed, takeMs: Date.now() - planned, toTake: toTake.length, notTaken, toRelease: toRelease.length }, 'round')
     readTaken()
     if (toTake.length > 0 || toRelease.length > 0) reconcileSoon()
     reportMoves()
@@ -746,20 +758,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   let timer: ReturnType<typeof setTimeout> | undefined
   let ticking: Promise<void> | undefined
   let soon = false
-  /**
-   * The next round: an interval after this one started, or sooner when a heartbeat or a lease this relay waits
-   * for runs out first, or at once when another relay left (it said so by deleting its heartbeat).
-   */
+  /** when the last full round started */
+  let lastFull = 0
+  /** The next round (see nextRound): full an interval after the last full one, early when something it waits for runs out. */
   const schedule = () => {
     if (closed) return
-    const now = Date.now()
-    // Rounds start an interval apart, however long the last one took: renewals keep their cadence
-    // (and KV writes their rate) when the server answers slowly.
-    const due = Math.max(0, roundStarted + interval - now)
-    const delay = soon ? 0 : nextExpiry !== undefined && nextExpiry > now ? Math.min(due, nextExpiry - now + 50) : due
+    const { delay, full } = nextRound({ now: Date.now(), lastFull, interval, soon, wakeAt: nextExpiry })
     soon = false
-    timer = setTimeout(runTick, delay)
+    timer = setTimeout(() => runTick(full), delay)
   }
+  /** Another relay left or gave a lease back: the plan looks at once (after the round under way, if any). */
   const livenessSoon = () => {
     if (closed || handingOver) return
     if (ticking) {
@@ -767,20 +775,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return
     }
     clearTimeout(timer)
-    runTick()
+    soon = true
+    schedule()
   }
-  /** when the last round started */
-  let roundStarted = 0
-  const runTick = () => {
-    roundStarted = Date.now()
-    ticking = liveness()
+  const runTick = (full: boolean) => {
+    if (full) lastFull = Date.now()
+    ticking = liveness(full)
       .catch((error: unknown) => logger.warn({}, `round failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
         ticking = undefined
         schedule()
       })
   }
-  runTick()
+  runTick(true)
 
   /** Stream and buckets answered within the last seconds: `/readyz` polled every second costs one request per 2 s. */
   let storageCheck: { at: number; ok: Promise<boolean> } | undefined

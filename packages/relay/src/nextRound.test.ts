@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { MIN_EARLY_MS, nextRound, WAKE_SLACK_MS } from './nextRound.js'
+
+describe('nextRound', () => {
+  const base = { now: 10_000, lastFull: 9_000, interval: 5_000, soon: false, wakeAt: undefined }
+
+  it('runs the next full round an interval after the last one started', () => {
+    expect(nextRound(base)).toEqual({ delay: 4_000, full: true })
+    // A round that overran its interval: the next one at once, still full.
+    expect(nextRound({ ...base, lastFull: 4_000 })).toEqual({ delay: 0, full: true })
+  })
+
+  it('wakes early, without renewing, just after a lease it waits for runs out', () => {
+    expect(nextRound({ ...base, wakeAt: 10_300 })).toEqual({ delay: 300 + WAKE_SLACK_MS, full: false })
+    // A wake time after the next full round: that round looks.
+    expect(nextRound({ ...base, wakeAt: 13_990 })).toEqual({ delay: 4_000, full: true })
+  })
+
+  it('looks again soon when the wake time passed while the last round ran (a lease ran out just after its take was refused)', () => {
+    // Before: the next full round, a whole interval later (a SIGKILL re-owned 20 s after the kill, TTL 15 s).
+    expect(nextRound({ ...base, wakeAt: 9_999 })).toEqual({ delay: MIN_EARLY_MS, full: false })
+    expect(nextRound({ ...base, wakeAt: 10_000 - 60_000 })).toEqual({ delay: MIN_EARLY_MS, full: false })
+  })
+
+  it('runs at once, without renewing, when the plan changed (a relay left, a lease was given back)', () => {
+    expect(nextRound({ ...base, soon: true, wakeAt: 12_000 })).toEqual({ delay: 0, full: false })
+    // ... unless the full round is due anyway.
+    expect(nextRound({ ...base, soon: true, lastFull: 5_000 })).toEqual({ delay: 0, full: true })
+  })
+})
