@@ -10,14 +10,32 @@ import { type Relay, startRelay } from './startRelay.js'
 
 // Reads of the accounts bucket fail midway on demand: part of the answer, then an error (NATS gone
 // mid-read). The real read runs underneath, against a real nats-server.
-const control = vi.hoisted(() => ({ failing: false, failed: 0 }))
+const control = vi.hoisted(() => ({
+  failing: false,
+  failed: 0,
+  /** Reads held on demand, the next reads to start in order: each `at` entries in, until the test lets it go on. */
+  holds: [] as Array<{ at: number; reached: boolean; go: () => void; gate: Promise<void> }>,
+  /** every hold made, let go after each test */
+  made: [] as Array<{ go: () => void }>,
+}))
 vi.mock('./readBucket.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('./readBucket.js')>()
   return {
     ...real,
     readBucket: async (...args: Parameters<typeof real.readBucket>) => {
-      if (!control.failing) return real.readBucket(...args)
       const [js, jsm, bucket, pattern, onEntry] = args
+      const hold = control.holds.shift()
+      if (hold) {
+        // The real answer, then delivered as the test says: `at` entries, a pause, the rest.
+        const entries: Parameters<typeof onEntry>[0][] = []
+        await real.readBucket(js, jsm, bucket, pattern, (entry) => entries.push(entry))
+        entries.slice(0, hold.at).forEach(onEntry)
+        hold.reached = true
+        await hold.gate
+        entries.slice(hold.at).forEach(onEntry)
+        return entries.length
+      }
+      if (!control.failing) return real.readBucket(...args)
       let delivered = 0
       await real.readBucket(js, jsm, bucket, pattern, (entry) => {
         if (delivered++ === 0) onEntry(entry)
@@ -38,6 +56,8 @@ beforeEach(async () => {
 afterEach(async () => {
   if (!natsAvailable) return
   control.failing = false
+  control.holds.length = 0
+  for (const hold of control.made.splice(0)) hold.go()
   await Promise.all(relays.splice(0).map((r) => r.close()))
   await sim.close()
   await nats.close()
@@ -75,6 +95,54 @@ it.skipIf(!natsAvailable)('a partition read that fails midway lets go of nothing
   expect(await record()).toEqual([...accounts].sort())
   control.failing = false
   await until(() => next.owned().length === 3, 'all three owned once reads succeed')
+  expect(await record()).toEqual([...accounts].sort())
+  await nc.close()
+})
+
+const holdRead = (at: number) => {
+  let go = () => {}
+  const gate = new Promise<void>((resolve) => (go = resolve))
+  const hold = { at, reached: false, go, gate }
+  control.holds.push(hold)
+  control.made.push(hold)
+  return hold
+}
+
+it.skipIf(!natsAvailable)("a read that outlives its partition's loss and re-take reconciles nothing: the new lease's read decides", async () => {
+  const accounts = ['0xabc0000000000000000000000000000000000041', '0xabc0000000000000000000000000000000000042', '0xabc0000000000000000000000000000000000043'].map((a) => accountKey(1, 'beta', a))
+  const nc = await connect({ servers: nats.url })
+  const kvm = new Kvm(nc)
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'first', partitions: 1 })
+  await addAccounts({ servers: nats.url }, accounts)
+  const checkpoints = await kvm.open('solver_relay_checkpoints')
+  const record = async () => Object.keys((await checkpoints.get(recordKey(0)))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}).sort()
+  await until(async () => (await record()).length === 3, 'the three positions in the record')
+  await first.close()
+
+  // The first read delivers all three, then stalls before it returns; the partition is lost and taken
+  // again meanwhile, and the second read stalls after one entry.
+  const stale = holdRead(3)
+  const current = holdRead(1)
+  const lines: string[] = []
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'next', partitions: 1, log: (line) => lines.push(line) })
+  relays.push(next)
+  await until(() => stale.reached, 'the first read to stall')
+  // Another owner wrote the lease: the next renewal finds it and the relay lets the partition go; it
+  // takes it again once that lease runs out.
+  const leases = await kvm.open('solver_relay_leases')
+  await leases.put('partitions.0', JSON.stringify({ owner: 'intruder', expires: Date.now() + 1_000 }))
+  await until(() => lines.some((l) => l.includes('lost partition 0')), 'the partition lost')
+  await until(() => current.reached, 'the partition taken again and its read stalled after one entry')
+  expect(next.owned().sort()).toEqual([...accounts].sort())
+
+  // The stale read ends first. Reconciled against the current read (one entry seen), it let go of
+  // the other two: owned 1, their positions forgotten.
+  stale.go()
+  await until(() => lines.filter((l) => l.includes('partitions read')).length === 1, 'the stale read to end')
+  expect(next.owned().sort()).toEqual([...accounts].sort())
+  current.go()
+  await until(() => lines.filter((l) => l.includes('partitions read')).length === 2, 'the current read to end')
+  expect(next.owned().sort()).toEqual([...accounts].sort())
   expect(await record()).toEqual([...accounts].sort())
   await nc.close()
 })
