@@ -39,8 +39,9 @@ const MAX_JSON_DEPTH = 64
 const MAX_REDIRECTS = 5
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' }
-/** Retried statuses: 408, 429 and every 5xx (a function, so nothing runs at module load). */
-const retryStatuses = () => [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]
+/** Retried statuses: 408, 429 and every 5xx; made on first use (nothing runs at module load), then shared by every request. */
+let retried: number[] | undefined
+const retryStatuses = () => (retried ??= [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)])
 
 type Code = ConstructorParameters<typeof ServiceRequestError>[0]
 type Details = Partial<ConstructorParameters<typeof ServiceRequestError>[2]>
@@ -99,8 +100,10 @@ export async function postJson(
       if (!isServiceError(error)) transportFailure = error
       throw error
     }
-    // ky gets an empty twin of the response (it only needs the status and Retry-After, which is given
-    // to it in seconds, however the server wrote it); the text is kept here.
+    // A success goes to ky as it is (its body already read and kept here): ky looks at nothing but its status.
+    if (response.ok) return response
+    // An error status: ky gets an empty twin of the response (it only needs the status and Retry-After,
+    // which is given to it in seconds, however the server wrote it); the text is kept here.
     const headers = new Headers(response.headers)
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), Date.now())
     if (retryAfter === undefined) headers.delete('retry-after')
@@ -198,6 +201,8 @@ export async function postJson(
 
 /** Moves `user:pass@` out of a URL into an HTTP Basic `authorization` header. */
 function splitUserinfo(url: string): { url: string; authorization: string | undefined } {
+  // No `@` anywhere, no userinfo: the common case skips parsing the URL on every request.
+  if (!url.includes('@')) return { url, authorization: undefined }
   let parsed: URL
   try {
     parsed = new URL(url)
