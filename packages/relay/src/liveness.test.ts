@@ -69,3 +69,33 @@ it.skipIf(!natsAvailable)('history slower than the lease TTL: heartbeats and ren
   expect(sample()).toBe(60)
   expect(sim.httpRequests().length).toBeGreaterThan(0)
 })
+
+it.skipIf(!natsAvailable)('one round loop: a relay whose first watch delivers deletes (a drained predecessor) beats once per interval, not twice', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const leaseTtlMs = 1_500
+  // A relay that ran and drained: its heartbeat and its 16 partition leases are delete markers now,
+  // and the next relay's first watch delivers them.
+  const before = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId: 'before', partitions: 16 })
+  await until(() => before.ready().then((r) => r.ready), 'the first relay ready')
+  await before.close()
+
+  const nc = await connect({ servers: nats.url })
+  cleanups.push(() => nc.close())
+  const leasesKv = await new Kvm(nc).open('solver_relay_leases')
+  const beats: number[] = []
+  const watch = await leasesKv.watch({ key: 'instances.after' })
+  cleanups.push(() => watch.stop())
+  void (async () => {
+    for await (const e of watch) if (e.operation === 'PUT') beats.push(Date.now())
+  })()
+  const after = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId: 'after', partitions: 16 })
+  cleanups.push(() => after.close())
+  // Full rounds start an interval (a third of the TTL) apart: over any stretch, at most one more beat
+  // than intervals fit. A machine that is slow makes fewer, never more; two round loops make twice as many.
+  await until(() => beats.length >= 2 && beats.at(-1)! - beats[0]! >= 3_000, 'three seconds of heartbeats')
+  const span = beats.at(-1)! - beats[0]!
+  expect(beats.length).toBeLessThanOrEqual(Math.floor(span / (leaseTtlMs / 3)) + 1)
+})

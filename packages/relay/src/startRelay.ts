@@ -769,7 +769,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   /** Another relay left or gave a lease back: the plan looks at once (after the round under way, if any). */
   const livenessSoon = () => {
-    if (closed || handingOver) return
+    // Before the first round (the watches deliver a drained relay's delete markers at start) there is
+    // nothing to hurry: that round plans from everything seen, and a timer set now would run beside it.
+    if (closed || handingOver || lastFull === 0) return
     if (ticking) {
       soon = true
       return
