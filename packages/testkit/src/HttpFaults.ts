@@ -25,15 +25,59 @@ export interface HttpFault {
 }
 
 /** Queue of injected faults, consumed one response at a time. */
+/**
+ * Answers held back: each request is answered with history as it stood when the request arrived, and
+ * the answer is sent only on {@link HttpHold.release} (a service that reads fast and answers slowly).
+ *
+ * @example
+ * const hold = sim.holdHttpAnswers()
+ * await hold.held(1) // a history request arrived and was read
+ * await sim.publish(frame) // stored after that read: not in its answer
+ * hold.release()
+ */
+export interface HttpHold {
+  /** Resolves once `count` answers are held (counted since the hold began). */
+  held(count?: number): Promise<void>
+  /** Sends every held answer, and stops holding. */
+  release(): void
+}
+
 export class HttpFaults {
   private readonly queue: Array<HttpFault & { left: number }> = []
   private readonly timers = new Set<NodeJS.Timeout>()
+  private holding: { count: number; waiters: Array<{ count: number; resolve: () => void }>; sends: Array<() => void> } | undefined
+
+  /** Starts holding answers back (see {@link HttpHold}); a hold already on is returned again. */
+  hold(): HttpHold {
+    const holding = (this.holding ??= { count: 0, waiters: [], sends: [] })
+    return {
+      held: (count = 1) => (holding.count >= count ? Promise.resolve() : new Promise((resolve) => holding.waiters.push({ count, resolve }))),
+      release: () => {
+        if (this.holding === holding) this.holding = undefined
+        for (const send of holding.sends.splice(0)) send()
+      },
+    }
+  }
+
+  /** Sends `send` now, or keeps it for the hold's release. */
+  answer(send: () => void): void {
+    const holding = this.holding
+    if (!holding) return send()
+    holding.sends.push(send)
+    holding.count++
+    for (const waiter of holding.waiters.filter((w) => holding.count >= w.count)) {
+      holding.waiters.splice(holding.waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
+  }
 
   add(fault: HttpFault): void {
     this.queue.push({ ...fault, left: fault.times ?? 1 })
   }
 
   clear(): void {
+    this.holding?.sends.splice(0)
+    this.holding = undefined
     this.queue.length = 0
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()

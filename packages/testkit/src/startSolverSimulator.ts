@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
 import { BadRequest } from './BadRequest.js'
-import { type HttpFault, HttpFaults } from './HttpFaults.js'
+import { type HttpFault, HttpFaults, type HttpHold } from './HttpFaults.js'
 import { type LifecycleResult, Lifecycles, type SimulatorClock } from './Lifecycles.js'
 import type { EnigmaOrder, StoredDocument } from './protocols/EnigmaHistory.js'
 import { simulatorProtocols } from './protocols/index.js'
@@ -92,7 +92,12 @@ export interface SolverSimulator {
   refuseSockets(refuse?: boolean): void
   /** Applies a fault to the next HTTP responses. */
   injectHttpFault(fault: HttpFault): void
-  /** Removes every HTTP fault still pending: the next responses are real again. */
+  /**
+   * From now on history requests are read when they arrive and answered only when the returned hold
+   * is released: a poll or backfill in flight across another event, deterministically.
+   */
+  holdHttpAnswers(): HttpHold
+  /** Removes every HTTP fault still pending (held answers are dropped): the next responses are real again. */
   clearHttpFaults(): void
   /**
    * Replaces the token (with `auth`): sockets dialed with the old one are closed with 4001 ("token
@@ -350,7 +355,8 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
     try {
       if (req.method === 'GET' && url.pathname === '/health') return void send(200, { ok: true, protocol })
       const answer = speaks.route(req.method ?? 'GET', url.pathname, body)
-      if (answer) return void send(200, answer.body)
+      // Read now, sent now or when a hold is released (holdHttpAnswers).
+      if (answer) return void faults.answer(() => send(200, answer.body))
       send(404, { error: `no route ${req.method} ${url.pathname} on a ${protocol} simulator` })
     } catch (error) {
       if (error instanceof BadRequest) send(400, { error: error.message })
@@ -421,6 +427,7 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
       stalled = false
     },
     injectHttpFault: (fault) => faults.add(fault),
+    holdHttpAnswers: () => faults.hold(),
     clearHttpFaults: () => faults.clear(),
     async rotateToken(next) {
       if (token === undefined) throw new Error('rotateToken needs a simulator started with { auth: { token } }')

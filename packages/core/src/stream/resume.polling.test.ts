@@ -49,6 +49,27 @@ describe.each(['enigma', 'rasa'] as const)('%s: polling while the socket is down
     expect(afterOpen.every((e) => e.polling !== true)).toBe(true)
   })
 
+  it('a poll in flight when the socket opens: what was stored after history read it and before the socket subscribed is backfilled, once', async () => {
+    const { sim, client } = await setup(protocol)
+    sim.refuseSockets()
+    const hold = sim.holdHttpAnswers()
+    const events = record(client.events({ account: A }, { resume: { poll: { afterMs: 100, intervalMs: 150 } } }))
+    // The poll's request reached history and was read (nothing stored yet); its answer is held.
+    await hold.held(1)
+    await sim.publish(frame(1, T0 + 1, 'between'))
+    sim.refuseSockets(false)
+    await events.until((v) => statuses(v).some((e) => e.status === 'open'))
+    await sim.waitForSubscribers(A)
+    // The poll answers (empty) after the socket is back.
+    hold.release()
+    await sim.publish(frame(2, T0 + 2, 'live-after'))
+    await events.until((v) => notes(v).some((n) => n.id === 'live-after'))
+    expect(notes(events.values).map((n) => [n.id, n.source])).toEqual([
+      ['between', 'backfill'],
+      ['live-after', 'live'],
+    ])
+  })
+
   it('poll: false reads no history while the socket is down', async () => {
     const { sim, client } = await setup(protocol)
     sim.refuseSockets()

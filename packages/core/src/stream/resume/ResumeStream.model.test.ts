@@ -10,10 +10,12 @@ import { memoryCheckpoints } from './CheckpointStore.js'
 import { ResumeStream } from './ResumeStream.js'
 
 /**
- * Resume against a reference model, over random interleavings (fast-check): a solver publishes
- * transitions (stored in history, sent live only while the socket is open), the socket drops and opens,
- * history answers (paged by `since`, rows equal in time across calls, some failing), and the page is
- * reloaded (a new stream on the same checkpoint store). The model's promise: when the dust settles
+ * Resume against a reference model, over random interleavings (fast-check) of every source of events:
+ * a solver publishes transitions (stored in history, sent live only while the socket is open), the
+ * socket drops and opens, history answers (as it stood when the request reached it, rows equal in time
+ * across calls, some failing, some with `Retry-After`), polling runs while the socket is down (when the
+ * generated options turn it on), time passes (retries, polls), and the page is reloaded or left and come
+ * back to (a new stream on the same checkpoint store). The model's promise: when the dust settles
  * (socket open, every backfill answered), every transition history holds since the first
  * subscription was delivered by some stream, none twice by the same one, unless reported (stale).
  */
@@ -26,8 +28,8 @@ type Action =
   | { kind: 'drop' }
   | { kind: 'open' }
   | { kind: 'answer'; which: number }
-  | { kind: 'fail'; which: number }
-  | { kind: 'reload' }
+  | { kind: 'fail'; which: number; retryAfterMs: number | undefined }
+  | { kind: 'reload'; away: boolean }
   | { kind: 'wait'; ms: number }
 
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -35,18 +37,25 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'drop' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'open' as const }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('answer' as const), which: fc.nat(3) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fail' as const), which: fc.nat(3) }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'reload' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fail' as const), which: fc.nat(3), retryAfterMs: fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined }) }) },
+  // away: the app lets go of the stream and comes back later (publishes happen while nobody listens)
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reload' as const), away: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }) },
 )
+
+/** History polling while the socket is down: off, or on at the pace the defect reports used. */
+const pollings = fc.constantFrom(undefined, { afterMs: 200, intervalMs: 200, whenClosed: false })
+type Poll = { afterMs: number; intervalMs: number; whenClosed: boolean } | undefined
 
 interface Call {
   request: BackfillRequest
+  /** how much history there was when the request reached the service: what it answers with */
+  stored: number
   resolve: (r: BackfillResult) => void
   reject: (e: unknown) => void
 }
 
-async function run(actions: Action[], startsOpen: boolean): Promise<string | undefined> {
+async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<string | undefined> {
   const history: Notification[] = []
   const store = memoryCheckpoints()
   const timers = new Timers()
@@ -70,7 +79,7 @@ async function run(actions: Action[], startsOpen: boolean): Promise<string | und
         complete: () => {},
       },
       {
-        fetch: (request) => new Promise((resolve, reject) => calls.push({ request, resolve, reject })),
+        fetch: (request) => new Promise((resolve, reject) => calls.push({ request, stored: history.length, resolve, reject })),
         timers,
         backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
         random: () => 1,
@@ -78,7 +87,7 @@ async function run(actions: Action[], startsOpen: boolean): Promise<string | und
         keyOf: (of) => `1:s:${of.toLowerCase()}`,
       },
       account,
-      { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
+      { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll },
     )
     s.start(undefined)
     // A new page: its socket dials and opens if the network is up; the first stream may join an open one.
@@ -92,9 +101,9 @@ async function run(actions: Action[], startsOpen: boolean): Promise<string | und
       { id, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'FillLimitOrderOpen', state_type: 'report', filled_amount_open: id.slice(1), counterparty_address: account },
       { protocol: 'enigma', chainId: 1, solverId: 's', account, source },
     )
-  // History answers with every stored transition at or after `since` (enigma keeps them all).
+  // History answers with every transition stored at or after `since` when the request reached it (enigma keeps them all).
   const answer = (call: Call) =>
-    call.resolve({ notifications: history.filter((n) => n.modifyTime! >= call.request.since && !call.request.known(n)).map((n) => note(n.quoteId, n.modifyTime!, n.id!, 'backfill')), truncated: undefined, foreign: 0, overlong: 0 })
+    call.resolve({ notifications: history.slice(0, call.stored).filter((n) => n.modifyTime! >= call.request.since && !call.request.known(n)).map((n) => note(n.quoteId, n.modifyTime!, n.id!, 'backfill')), truncated: undefined, foreign: 0, overlong: 0 })
   stream = make()
   let seq = 0
   for (const a of actions) {
@@ -126,11 +135,15 @@ async function run(actions: Action[], startsOpen: boolean): Promise<string | und
         if (!call) break
         calls = calls.filter((c) => c !== call)
         if (a.kind === 'answer') answer(call)
-        else call.reject(new Error('history down'))
+        else call.reject(Object.assign(new Error('history down'), { retryAfterMs: a.retryAfterMs }))
         break
       }
       case 'reload':
         stream.dispose()
+        if (a.away) {
+          // Published while no stream listens: the next one resumes from the checkpoint.
+          for (let k = 0; k < 2; k++) history.push(note(1 + k, ++clock, `n${seq++}`, 'live'))
+        }
         stream = make()
         break
       case 'wait':
@@ -170,11 +183,11 @@ const starts = process.env.RESUME_MODEL_STARTS ? fc.constant(process.env.RESUME_
 beforeEach(() => vi.useFakeTimers({ now: T * 1000 }))
 afterEach(() => vi.useRealTimers())
 
-it('resume delivers every stored transition once per stream or reports it, over random interleavings of frames, drops, pages, failures and reloads', async () => {
+it('resume delivers every stored transition once per stream or reports it, over random interleavings of frames, drops, polls, pages, failures, Retry-After, reloads and returns', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), starts, async (actions, startsOpen) => {
+    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), starts, pollings, async (actions, startsOpen, poll) => {
       vi.setSystemTime(T * 1000)
-      const problem = await run(actions, startsOpen)
+      const problem = await run(actions, startsOpen, poll)
       expect(problem).toBeUndefined()
     }),
     { numRuns: Number(process.env.RESUME_MODEL_RUNS ?? 300), seed: process.env.RESUME_MODEL_SEED ? Number(process.env.RESUME_MODEL_SEED) : undefined },

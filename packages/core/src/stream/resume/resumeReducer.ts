@@ -338,6 +338,15 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
     // other, from the stream's position (its start, `since` or checkpoint). One that joined an open socket has none.
     if (s.firstOpen === 'dialing' && s.gapFrom === undefined && s.phase !== 'reading-checkpoint') s.gapFrom = gapStart(s, event.oldestHeld)
     s.firstOpen = 'opened'
+    if (s.running !== undefined) {
+      // A backfill that runs across the open (a poll, or one the socket dropped under) read history as
+      // it stood when its request arrived: what was stored after that and before this subscription is
+      // in neither. The next backfill covers it, from where the stream stands now, and the frames of
+      // the new socket wait for that one.
+      const start = gapStart(s, event.oldestHeld)
+      s.nextGap = s.nextGap === undefined ? start : Math.min(s.nextGap, start)
+      fx.push({ type: 'split' })
+    }
     // A backfill still running starts the next one when it ends.
     if (s.gapFrom !== undefined && s.phase !== 'reading-checkpoint') startBackfill(s, fx)
     armSweep(s, fx)
