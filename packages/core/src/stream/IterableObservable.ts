@@ -26,7 +26,8 @@ export function resolveHighWaterMark(value: unknown, where: string): number {
  * The Observable every stream call returns: `for await`-able through a method on the class (no
  * property per stream: subscribing 10,000 accounts stays cheap). Each loop subscribes anew; a consumer
  * slower than the stream is buffered up to `highWaterMark` items, past which the subscription is
- * released and the iterator throws `SLOW_CONSUMER`: nothing is dropped silently.
+ * released: the loop still gets every item received until then, in order, and then the iterator throws
+ * `SLOW_CONSUMER` (nothing is dropped silently; what came after the release was never received).
  */
 export class StreamObservable<T> extends Observable<T> implements AsyncIterable<T> {
   /** set by the stream call when not the default (10,000); no field otherwise, so an idle stream stays small */
@@ -101,13 +102,13 @@ function iterate<T>(source: Observable<T>, highWaterMark: number): AsyncIterator
         }
         buffer.push(value)
         if (buffer.length - head > highWaterMark) {
-          buffer.length = 0
-          head = 0
+          // The stream is released so nothing more piles up; what was received is still yielded, in
+          // order, and only then the error is thrown (nothing is discarded).
           stop()
           finish(
             new ServiceError(
               'SLOW_CONSUMER',
-              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound. Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
+              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound (every item received before that was yielded first; later ones were not received). Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
             ),
           )
         }

@@ -41,11 +41,13 @@ it('a throw inside the loop releases the subscription like unsubscribe', async (
   expect(live.client.stats().subscriptions).toBe(0)
 })
 
-it('a consumer slower than highWaterMark gets SLOW_CONSUMER (nothing dropped silently) and the stream is released', async () => {
-  const iterator = live.client.notifications({ account: A, solverId: 'beta' }, { highWaterMark: 3 })[Symbol.asyncIterator]()
+it.each(['alpha', 'beta'] as const)('solver %s: a consumer slower than highWaterMark gets every item received first, then SLOW_CONSUMER, and the stream is released', async (solverId) => {
+  const sim = solverId === 'alpha' ? live.enigma : live.rasa
+  const iterator = live.client.notifications({ account: A, solverId }, { highWaterMark: 3 })[Symbol.asyncIterator]()
   const first = iterator.next() // subscribes
-  await live.rasa.waitForSubscribers(A)
-  for (let i = 1; i <= 5; i++) await live.rasa.publish(frame(i, `slow-${i}`))
+  await sim.waitForSubscribers(A)
+  // slow-1 goes to the waiting next(); slow-2..4 fill the buffer to its mark; slow-5 crosses it.
+  for (let i = 1; i <= 5; i++) await sim.publish(frame(i, `slow-${i}`))
   expect(((await first).value as Notification).id).toBe('slow-1')
   const seen: string[] = []
   let failure: unknown
@@ -54,13 +56,17 @@ it('a consumer slower than highWaterMark gets SLOW_CONSUMER (nothing dropped sil
       const next = await iterator.next()
       if (next.done) break
       seen.push((next.value as Notification).id!)
-      if (seen.length === 1) for (let i = 6; i <= 9; i++) await live.rasa.publish(frame(i, `slow-${i}`))
+      // Published after the release: never received, so never yielded.
+      if (seen.length === 1) for (let i = 6; i <= 9; i++) await sim.publish(frame(i, `slow-${i}`))
     }
   } catch (error) {
     failure = error
   }
+  expect(seen).toEqual(['slow-2', 'slow-3', 'slow-4', 'slow-5'])
   expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
   expect(live.client.stats().subscriptions).toBe(0)
+  // The error is thrown once; the iterator is done after it.
+  expect(await iterator.next()).toEqual({ value: undefined, done: true })
 })
 
 it('quote books are for-await-able too', async () => {
