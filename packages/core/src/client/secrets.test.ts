@@ -95,3 +95,22 @@ it('a relative auth.socketUrl (/ws?token=…, which browsers accept) never shows
   expect(printed([events.values, client.stats()])).not.toContain(SECRET)
   client.close()
 })
+
+it('an auth.socketUrl that throws with a credential in its message (token=… without any URL) never shows it in an error, its cause or a stat', async () => {
+  const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'a', solvers: { a: { notifications: { protocol: 'rasa', url: 'ws://127.0.0.1:9/ws' } } } } } })
+  const client = createNotificationsClient({
+    config,
+    reconnect: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 1 },
+    auth: {
+      socketUrl: () => {
+        throw new Error(`vault refused: token=${SECRET}-kv-7777&expires=0`)
+      },
+    },
+  })
+  const events = record(client.events({ account }))
+  await events.until(() => events.completed)
+  const auth = events.values.filter((e) => e.type === 'error' && e.error.code === 'AUTH')
+  expect(auth.length).toBeGreaterThan(0)
+  expect(printed([events.values, client.stats()])).not.toContain(SECRET)
+  client.close()
+})

@@ -31,6 +31,20 @@ describe('redactUrl', () => {
     expect(redactText(input)).toBe(output)
   })
 
+  it.each([
+    ['auth.socketUrl refused: token=SeCrEt-kv-7777&expires=0', 'auth.socketUrl refused: token=***&expires=***'],
+    ['bad api_key=SeCrEt for tenant 4', 'bad api_key=*** for tenant 4'],
+    ['password="Se Cr Et" was rejected', 'password=*** was rejected'],
+    ["X-Signature = SeCrEt, retry", 'X-Signature = ***, retry'],
+    ['Authorization=SeCrEt;next=1', 'Authorization=***;next=1'],
+    ['credentials=SeCrEt\nsession_id=SeCrEt', 'credentials=***\nsession_id=***'],
+    ['token=SeCrEt', 'token=***'],
+    ['count=3 attempts=2 maxRows=10', 'count=3 attempts=2 maxRows=10'],
+  ])('redactText redacts a key=value whose key names a secret wherever it stands: %s', (input, output) => {
+    expect(redactText(input)).toBe(output)
+    expect(redactText(input)).not.toContain('SeCrEt')
+  })
+
   it('redactCause copies an error whose own fields (Node’s `input`) name a secret, keeping its code', () => {
     let error: unknown
     try {

@@ -31,15 +31,28 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
 const QUERY_IN_TEXT = /([?&][^\s=&#?"'<>`]+=)[^\s&#"'<>`]+/g
 
 /**
+ * A `key=value` anywhere in text whose key names a secret (`token=…`, `api_key=…`, `X-Signature=…`,
+ * `password="…"`): an app's own error message quotes credentials without any URL around them. The
+ * value runs to whitespace, `&`, `;`, `,` or a quote, or is the whole quoted string.
+ */
+const SECRET_IN_TEXT =
+  /((?:^|[^A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:token|key|secret|passw(?:or)?d|pwd|auth|signature|sig|credential|session|cookie|jwt|bearer)[A-Za-z0-9_.-]*\s*=\s*)("[^"]*"|'[^']*'|[^\s&;,"'<>`]+)/gi
+
+/**
  * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl},
- * and every `?key=value` / `&key=value` entry too (a relative `/ws?token=…` or a scheme-less
- * `host/ws?token=…` is no exception).
+ * every `?key=value` / `&key=value` entry too (a relative `/ws?token=…` or a scheme-less
+ * `host/ws?token=…` is no exception), and every `key=value` whose key names a secret (token, key,
+ * secret, password, auth, signature, credential, session…), wherever it stands.
  *
  * @example
  * redactText('connect ECONNREFUSED for wss://solver.example/ws?token=abc') // '… wss://solver.example/ws?token=***'
+ * redactText('refused: token=abc&expires=0') // 'refused: token=***&expires=***'
  */
 export function redactText(text: string): string {
-  return text.replace(URL_IN_TEXT, (url) => redactUrl(url)).replace(QUERY_IN_TEXT, (_, name: string) => `${name}***`)
+  return text
+    .replace(URL_IN_TEXT, (url) => redactUrl(url))
+    .replace(QUERY_IN_TEXT, (_, name: string) => `${name}***`)
+    .replace(SECRET_IN_TEXT, (_, name: string) => `${name}***`)
 }
 
 /**
