@@ -10,6 +10,8 @@ import type { NotificationsConfig, NotificationsConfigInput, SolverId } from './
  */
 export function isSolverId<C extends NotificationsConfigInput>(config: NotificationsConfig<C>, value: unknown, chainId?: number): value is SolverId<C> {
   if (typeof value !== 'string') return false
+  // A guard answers, never throws: a chainId that is not a number or string names no chain.
+  if (chainId !== undefined && typeof chainId !== 'number' && typeof chainId !== 'string') return false
   const chains = config.chains as Readonly<Record<string, { solvers: Readonly<Record<string, unknown>> }>>
   const ids = chainId === undefined ? Object.keys(chains) : [String(chainId)]
   return ids.some((id) => Object.hasOwn(chains, id) && Object.hasOwn(chains[id]!.solvers, value))

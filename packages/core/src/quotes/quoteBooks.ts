@@ -4,7 +4,7 @@ import { isPlausiblePosition } from '../utils/plausibleTime.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
-import { assertAddress } from '../utils/address.js'
+import { assertAddress, describe } from '../utils/address.js'
 import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from '../stream/IterableObservable.js'
 import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteListVersion } from './QuoteList.js'
@@ -53,11 +53,11 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   assertAddress(params?.account)
   const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
   if (since !== undefined && !isPlausiblePosition(since)) {
-    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds: 0 (the start of history) or a time from 2001 to a day ahead, got ${String(since)} (milliseconds? divide by 1000)`)
+    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds: 0 (the start of history) or a time from 2001 to a day ahead, got ${describe(since)} (milliseconds? divide by 1000)`)
   }
   for (const [name, value] of [['maxSnapshotRows', maxSnapshotRows], ['maxTransitions', maxTransitions]] as const) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      throw new ServiceError('INVALID_PARAMETERS', `quotes ${name} must be a positive integer, got ${String(value)}`)
+      throw new ServiceError('INVALID_PARAMETERS', `quotes ${name} must be a positive integer, got ${describe(value)}`)
     }
   }
   const events = stream.events(

@@ -4,7 +4,7 @@ import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { BackfillFetch } from '../search/backfill.js'
 import { type NotificationsStreamClient, timersOf } from '../stream/createStreamClient.js'
-import { type Address, assertAddress } from '../utils/address.js'
+import { type Address, assertAddress, describe } from '../utils/address.js'
 import { setLongTimeout } from '../utils/setLongTimeout.js'
 import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteState, QuoteStatus, WaitForOptions, WaitForParams } from './QuoteState.js'
@@ -52,19 +52,19 @@ function start<C extends NotificationsConfigInput>(
     throw new ServiceError('INVALID_PARAMETERS', 'waitFor needs exactly one of quoteId (the on-chain id) or tempQuoteId (the temporary, negative id)')
   }
   if (quoteId !== undefined && !(Number.isInteger(quoteId) && quoteId > 0)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor quoteId must be a positive integer (the on-chain id), got ${String(quoteId)}; a negative id is a tempQuoteId`)
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor quoteId must be a positive integer (the on-chain id), got ${describe(quoteId)}; a negative id is a tempQuoteId`)
   }
   if (tempQuoteId !== undefined && !(Number.isInteger(tempQuoteId) && tempQuoteId < 0)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor tempQuoteId must be a negative integer, got ${String(tempQuoteId)}; a positive id is a quoteId`)
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor tempQuoteId must be a negative integer, got ${describe(tempQuoteId)}; a positive id is a quoteId`)
   }
   const until = predicateOf(options?.until)
   const timeoutMs = options.timeoutMs ?? 120_000
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`)
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor timeoutMs must be a positive number of milliseconds, got ${describe(timeoutMs)}`)
   }
   const maxTransitions = options.maxTransitions ?? 50
   if (typeof maxTransitions !== 'number' || !Number.isInteger(maxTransitions) || maxTransitions <= 0) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor maxTransitions must be a positive integer, got ${String(maxTransitions)}`)
+    throw new ServiceError('INVALID_PARAMETERS', `waitFor maxTransitions must be a positive integer, got ${describe(maxTransitions)}`)
   }
   const solver = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId })
   // The client's timers: the deadline and the chase show in stats().timers and are cleared with the rest.

@@ -7,6 +7,7 @@ import { repeatedPageGuard } from './repeatedPage.js'
 import { searchSolver } from './searchNotifications.js'
 import type { SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
 import { validateSearchParams } from './validateSearchParams.js'
+import { describe } from '../utils/address.js'
 
 /**
  * Walks search results page after page (100 rows a page unless `size` is given): until every row the
@@ -33,7 +34,7 @@ export async function* pagesOf(
   options: SearchPagesOptions & SearchHttpOptions,
 ): AsyncGenerator<NotificationSearchResult, void, undefined> {
   const { maxRows = Number.POSITIVE_INFINITY, ...requestOptions } = options
-  if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${String(maxRows)}`)
+  if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${describe(maxRows)}`)
   const search = searchProtocols[solver.notifications.protocol]
   const size = params.size ?? search.pageSize
   let start = params.start ?? 0

@@ -1,5 +1,6 @@
 import { Observable, type Subscription } from 'rxjs'
 import { ServiceError } from '../errors/ServiceError.js'
+import { describe } from '../utils/address.js'
 
 /**
  * An Observable that is also an async iterable: `subscribe` as usual, or `for await` it (Node
@@ -17,7 +18,7 @@ export const DEFAULT_HIGH_WATER_MARK = 10_000
 export function resolveHighWaterMark(value: unknown, where: string): number {
   if (value === undefined) return DEFAULT_HIGH_WATER_MARK
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new ServiceError('INVALID_PARAMETERS', `${where} highWaterMark must be a positive integer (items buffered for a slow for-await loop), got ${String(value)}`)
+    throw new ServiceError('INVALID_PARAMETERS', `${where} highWaterMark must be a positive integer (items buffered for a slow for-await loop), got ${describe(value)}`)
   }
   return value
 }

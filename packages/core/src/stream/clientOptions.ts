@@ -10,6 +10,7 @@ import { defaultWebSocket } from '../transport/defaultWebSocket.js'
 import type { Lifecycle } from '../transport/Lifecycle.js'
 import type { SocketClose, TransportOptions } from '../transport/TransportOptions.js'
 import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
+import { describe } from '../utils/address.js'
 
 /**
  * Options of the live client; each default is in the table of docs/architecture.md, "Connection".
@@ -67,7 +68,7 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   const num = (value: number | undefined, fallback: number, path: string, min = 0, allowInfinity = false): number => {
     if (value === undefined) return fallback
     if (typeof value !== 'number' || Number.isNaN(value) || value < min || (!allowInfinity && !Number.isFinite(value))) {
-      problems.push(`${path}: expected a number ≥ ${min}${allowInfinity ? ' (or Infinity)' : ''}, got ${String(value)}`)
+      problems.push(`${path}: expected a number ≥ ${min}${allowInfinity ? ' (or Infinity)' : ''}, got ${describe(value)}`)
     }
     return value
   }

@@ -8,7 +8,7 @@ import { type Lease, SocketPool } from '../transport/SocketPool.js'
 import { Timers } from '../transport/Timers.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
-import { type Address, assertAddress } from '../utils/address.js'
+import { type Address, assertAddress, describe } from '../utils/address.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
 import type { ClientSnapshot } from './ClientSnapshot.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
@@ -244,7 +244,7 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     status: (params) => stream(params, StatusView).pipe(distinctUntilChanged()),
     inspect: (inspectOptions) => {
       const every = inspectOptions?.intervalMs ?? 1_000
-      if (!(typeof every === 'number' && every >= 50)) throw new ServiceError('INVALID_PARAMETERS', `inspect: intervalMs must be at least 50 ms, got ${String(every)}`)
+      if (!(typeof every === 'number' && every >= 50)) throw new ServiceError('INVALID_PARAMETERS', `inspect: intervalMs must be at least 50 ms, got ${describe(every)}`)
       return new Observable<ClientSnapshot>((subscriber) => {
         inspectors++
         const ticks = timer(0, every)

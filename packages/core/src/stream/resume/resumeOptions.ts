@@ -2,6 +2,7 @@ import { ServiceError } from '../../errors/ServiceError.js'
 import { isPlausiblePosition } from '../../utils/plausibleTime.js'
 import { MAX_TIMEOUT_MS } from '../../utils/setLongTimeout.js'
 import type { CheckpointStore } from './CheckpointStore.js'
+import { describe } from '../../utils/address.js'
 
 /**
  * Where a resume stream starts and how far it may go (docs/architecture.md, "Resume").
@@ -49,12 +50,12 @@ export interface ResumeSettings {
  */
 export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTimeoutMs: number): ResumeSettings {
   if (resume === true) resume = {}
-  if (typeof resume !== 'object' || resume === null) throw new ServiceError('INVALID_PARAMETERS', `resume must be true or an object of resume options, got ${String(resume)}`)
+  if (typeof resume !== 'object' || resume === null) throw new ServiceError('INVALID_PARAMETERS', `resume must be true or an object of resume options, got ${describe(resume)}`)
   const options = resume
   const check = (name: keyof ResumeOptions, ok: (v: number) => boolean, what: string) => {
     const value = options[name]
     if (value !== undefined && (typeof value !== 'number' || !ok(value))) {
-      throw new ServiceError('INVALID_PARAMETERS', `resume.${name} must be ${what}, got ${String(value)}`)
+      throw new ServiceError('INVALID_PARAMETERS', `resume.${name} must be ${what}, got ${describe(value)}`)
     }
   }
   const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
@@ -65,11 +66,11 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
   check('dedupeWindow', positiveInteger, 'a positive integer')
   const poll = options.poll
   if (poll !== undefined && poll !== false) {
-    if (typeof poll !== 'object' || poll === null) throw new ServiceError('INVALID_PARAMETERS', `resume.poll must be false or { afterMs?, intervalMs?, whenClosed? }, got ${String(poll)}`)
+    if (typeof poll !== 'object' || poll === null) throw new ServiceError('INVALID_PARAMETERS', `resume.poll must be false or { afterMs?, intervalMs?, whenClosed? }, got ${describe(poll)}`)
     for (const name of ['afterMs', 'intervalMs'] as const) {
       const value = poll[name]
       if (value !== undefined && (typeof value !== 'number' || !(value >= (name === 'afterMs' ? 0 : 100)) || value > MAX_TIMEOUT_MS)) {
-        throw new ServiceError('INVALID_PARAMETERS', `resume.poll.${name} must be a number of milliseconds${name === 'intervalMs' ? ' of at least 100' : ''}, got ${String(value)}`)
+        throw new ServiceError('INVALID_PARAMETERS', `resume.poll.${name} must be a number of milliseconds${name === 'intervalMs' ? ' of at least 100' : ''}, got ${describe(value)}`)
       }
     }
   }
