@@ -6,7 +6,9 @@ import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 // endpoint down) while history answers.
 
 const A = '0xAbC0000000000000000000000000000000000001' as const
-const T0 = Math.floor(Date.now() / 1000)
+// Frame times are taken when published: a stream resumes from a little before it subscribed, and rasa's
+// history filters by modify_time, so a time fixed when the file loaded falls behind on a slow run.
+const now = () => Math.floor(Date.now() / 1000)
 let stops: Array<() => Promise<void>> = []
 afterEach(async () => {
   await Promise.all(stops.map((stop) => stop()))
@@ -29,9 +31,9 @@ describe.each(['enigma', 'rasa'] as const)('%s: polling while the socket is down
     sim.refuseSockets()
     const events = record(client.events({ account: A }, { resume: { poll: { afterMs: 100, intervalMs: 150 } } }))
     await events.until((v) => statuses(v).some((e) => e.status === 'reconnecting'))
-    await sim.publish(frame(1, T0 + 1, 'stored-1'))
+    await sim.publish(frame(1, now() + 1, 'stored-1'))
     await events.until((v) => notes(v).some((n) => n.id === 'stored-1'))
-    await sim.publish(frame(2, T0 + 2, 'stored-2'))
+    await sim.publish(frame(2, now() + 2, 'stored-2'))
     await events.until((v) => notes(v).some((n) => n.id === 'stored-2'))
     expect(notes(events.values).map((n) => n.source)).toEqual(['backfill', 'backfill'])
     expect(statuses(events.values).some((e) => e.polling === true)).toBe(true)
@@ -40,7 +42,7 @@ describe.each(['enigma', 'rasa'] as const)('%s: polling while the socket is down
     await events.until((v) => statuses(v).some((e) => e.status === 'open'))
     expect(statuses(events.values).find((e) => e.status === 'open')?.polling).toBe(false)
     await sim.waitForSubscribers(A)
-    await sim.publish(frame(3, T0 + 3, 'live-3'))
+    await sim.publish(frame(3, now() + 3, 'live-3'))
     await events.until((v) => notes(v).some((n) => n.id === 'live-3'))
     const ids = notes(events.values).map((n) => n.id)
     expect(ids).toEqual(['stored-1', 'stored-2', 'live-3'])
@@ -56,13 +58,13 @@ describe.each(['enigma', 'rasa'] as const)('%s: polling while the socket is down
     const events = record(client.events({ account: A }, { resume: { poll: { afterMs: 100, intervalMs: 150 } } }))
     // The poll's request reached history and was read (nothing stored yet); its answer is held.
     await hold.held(1)
-    await sim.publish(frame(1, T0 + 1, 'between'))
+    await sim.publish(frame(1, now() + 1, 'between'))
     sim.refuseSockets(false)
     await events.until((v) => statuses(v).some((e) => e.status === 'open'))
     await sim.waitForSubscribers(A)
     // The poll answers (empty) after the socket is back.
     hold.release()
-    await sim.publish(frame(2, T0 + 2, 'live-after'))
+    await sim.publish(frame(2, now() + 2, 'live-after'))
     await events.until((v) => notes(v).some((n) => n.id === 'live-after'))
     expect(notes(events.values).map((n) => [n.id, n.source])).toEqual([
       ['between', 'backfill'],
@@ -70,12 +72,30 @@ describe.each(['enigma', 'rasa'] as const)('%s: polling while the socket is down
     ])
   })
 
+  it('polls honour Retry-After: after a 429 with Retry-After: 1, the next history request waits at least a second', async () => {
+    const { sim, client } = await setup(protocol)
+    sim.refuseSockets()
+    sim.injectHttpFault({ times: 3, status: 429, retryAfterSeconds: 1 })
+    const failedAt: number[] = []
+    const events = record(client.events({ account: A }, { resume: { poll: { afterMs: 0, intervalMs: 100 } } }))
+    await events.until((v) => {
+      const n = v.filter((e) => e.type === 'error' && e.error.code === 'HTTP_STATUS').length
+      if (n > failedAt.length) failedAt.push(Date.now())
+      return n >= 3
+    })
+    // Each failure's Retry-After holds: the next request (and so its failure) comes a second later at the earliest.
+    for (let i = 1; i < failedAt.length; i++) expect(failedAt[i]! - failedAt[i - 1]!).toBeGreaterThanOrEqual(990)
+    // And polling goes on afterwards: the real answer comes.
+    await sim.publish(frame(4, now() + 4, 'after-429'))
+    await events.until((v) => notes(v).some((n) => n.id === 'after-429'))
+  })
+
   it('poll: false reads no history while the socket is down', async () => {
     const { sim, client } = await setup(protocol)
     sim.refuseSockets()
     const events = record(client.events({ account: A }, { resume: { poll: false } }))
     await events.until((v) => statuses(v).filter((e) => e.status === 'reconnecting').length >= 2)
-    await sim.publish(frame(1, T0 + 1, 'stored-1'))
+    await sim.publish(frame(1, now() + 1, 'stored-1'))
     await events.until((v) => statuses(v).filter((e) => e.status === 'reconnecting').length >= 3)
     expect(notes(events.values)).toEqual([])
     expect(sim.httpRequests()).toHaveLength(0)
@@ -86,7 +106,7 @@ it('a quote book shows quotes from history while its socket is refused', async (
   const { sim, client } = await setup('rasa')
   sim.refuseSockets()
   const books = record(client.quotes({ account: A }, { poll: { afterMs: 100, intervalMs: 150 } }))
-  await sim.publish(frame(5, T0 + 5, 'q5'))
+  await sim.publish(frame(5, now() + 5, 'q5'))
   await books.until((v) => v.at(-1)!.quotes.some((q) => q.quoteId === 5))
   expect(books.values.at(-1)!.status).not.toBe('open')
 })
@@ -98,7 +118,7 @@ it('refused for good (closed), the stream keeps polling only with poll.whenClose
   const plain = record(closing.events({ account: A }, { resume: { poll: { afterMs: 50, intervalMs: 100 } } }))
   const kept = record(closing.events({ account: A }, { resume: { poll: { afterMs: 50, intervalMs: 100, whenClosed: true } } }))
   await plain.complete()
-  await sim.publish(frame(9, T0 + 9, 'after-close'))
+  await sim.publish(frame(9, now() + 9, 'after-close'))
   await kept.until((v) => notes(v).some((n) => n.id === 'after-close'))
   expect(notes(plain.values)).toEqual([])
   expect(kept.completed).toBe(false)

@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { normalizeNotification } from '../../protocol/normalizeNotification.js'
 import type { BackfillResult } from '../../search/backfill.js'
-import { type ResumeConfig, type ResumeEffect, type ResumeEvent, type ResumeState, floorOf, initialResumeState, positionOf, reduceResume } from './resumeReducer.js'
+import { type ResumeConfig, type ResumeEffect, type ResumeEvent, type ResumeState, floorOf, initialResumeState, isArmed, positionOf, reduceResume } from './resumeReducer.js'
 
 const T = 1_763_700_000
 const config: ResumeConfig = { sweepIntervalMs: undefined, poll: undefined, checkpoint: undefined }
@@ -66,6 +66,20 @@ describe('reduceResume', () => {
     const { state, effects } = replay(s0, [{ type: 'backfill-failed', cause: new Error('down'), retryAfterMs: 5_000, backoff, jitter: 1, now: T * 1000, unsettled: false }])
     expect(effects[0]).toEqual([{ type: 'backfill-failed' }, { type: 'release' }, { type: 'arm', timer: 'retry', ms: 5_000 }])
     expect(state).toMatchObject({ phase: 'live', running: undefined, failures: 1, armed: 1 })
+  })
+
+  it('a failed poll with Retry-After re-arms the next poll no sooner than the service allows, even when one was armed while it ran', () => {
+    const polled: ResumeConfig = { sweepIntervalMs: undefined, poll: { afterMs: 0, intervalMs: 500, whenClosed: false }, checkpoint: undefined }
+    const poll = (now: number): ResumeEvent => ({ type: 'poll', clientClosed: false, oldestHeld: undefined, now, unsettled: false })
+    const s0 = replay(initialResumeState(polled, T, T * 1000), [status('connecting'), status('reconnecting')]).state
+    // The first poll starts a backfill; the next timer fires while it runs and is armed again.
+    const running = replay(s0, [poll(T * 1000), poll(T * 1000 + 500)])
+    expect(running.state.running).toBeDefined()
+    expect(isArmed(running.state, 'poll')).toBe(true)
+    const failed = replay(running.state, [{ type: 'backfill-failed', cause: new Error('429'), retryAfterMs: 3_000, backoff, jitter: 1, now: T * 1000 + 600, unsettled: false }])
+    expect(failed.effects[0]).toContainEqual({ type: 'disarm', timer: 'poll' })
+    expect(failed.effects[0]).toContainEqual({ type: 'arm', timer: 'poll', ms: 3_000 })
+    expect(failed.effects[0]!.filter((e) => e.type === 'arm' && e.timer === 'poll')).toHaveLength(1)
   })
 
   it('disposed is terminal: every event after it leaves the state as it is and does nothing', () => {

@@ -250,7 +250,11 @@ function step(s: Draft, event: Exclude<ResumeEvent, { type: 'frame' }>, fx: Resu
       fx.push(FAILED, RELEASE)
       const delay = Math.max(backoffDelay(s.failures++, event.backoff, () => event.jitter), event.retryAfterMs ?? 0)
       arm(s, 'retry', delay, fx)
-      if (s.polling) armPoll(s, event, fx)
+      if (s.polling) {
+        // A poll armed while this one ran would ask again before the service said it may (Retry-After).
+        if (event.retryAfterMs !== undefined) disarm(s, 'poll', fx)
+        armPoll(s, event, fx, event.retryAfterMs)
+      }
       return
     }
     case 'retry':
@@ -467,12 +471,13 @@ function armSweep(s: Draft, fx: ResumeEffect[]): void {
  * `resume.poll`: while the socket is not open, history is read `afterMs` after it went down, then every
  * `intervalMs` (faster while a quote is mid-transition), through the backfill path.
  */
-function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly unsettled: boolean }, fx: ResumeEffect[]): void {
+function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly unsettled: boolean }, fx: ResumeEffect[], notBeforeMs = 0): void {
   const poll = s.config.poll
   if (!poll || isArmed(s, 'poll') || s.phase === 'disposed') return
   if (s.status.status === 'open' || (s.status.status === 'closed' && !s.closedForGood)) return
   const wait = s.polling ? (unsettled ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs) : Math.max(0, poll.afterMs - (now - s.downSince))
-  arm(s, 'poll', wait, fx)
+  // History said when it may be asked again (Retry-After): no poll before that.
+  arm(s, 'poll', Math.max(wait, notBeforeMs), fx)
 }
 
 /**
