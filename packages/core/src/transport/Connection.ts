@@ -185,24 +185,19 @@ export class Connection {
 
   private dial(): void {
     if (!this.enter('connecting', { attempt: this.failures })) return
-    if (this.ctx.gate.tryEnter()) {
-      this.holdsSlot = true
-      this.connect()
-      return
-    }
-    this.cancelWait = this.ctx.gate.wait(() => {
-      this.cancelWait = undefined
-      this.holdsSlot = true
-      this.connect()
-    })
+    this.connect()
   }
 
-  /** Asks for the URL to dial (auth.socketUrl, sync or async), then opens the socket. */
+  /**
+   * Asks for the URL to dial (auth.socketUrl, sync or async) before a dial slot is taken: the gate
+   * bounds socket handshakes only, so one solver's slow credentials never delay another solver's dial.
+   * The callback gets connectTimeoutMs from its call; then the connection backs off.
+   */
   private connect(): void {
     const epoch = this.epoch
     const resolve = this.target.resolve
     if (!resolve) {
-      this.open(this.url)
+      this.handshake(this.url)
       return
     }
     let next: string | Promise<string>
@@ -213,11 +208,9 @@ export class Connection {
       return
     }
     if (typeof next === 'string') {
-      this.open(next)
+      this.handshake(next)
       return
     }
-    // The slot is held while the callback thinks: it gets connectTimeoutMs, like a dial, then the slot
-    // goes back and the connection backs off (a hung callback never blocks other sockets' dials).
     const { timers, options } = this.ctx
     this.authTimer = timers.set(() => {
       this.authTimer = undefined
@@ -227,7 +220,7 @@ export class Connection {
       (url) => {
         if (this.epoch !== epoch || this.authTimer === undefined) return
         this.authTimer = timers.clear(this.authTimer)
-        this.open(url)
+        this.handshake(url)
       },
       (cause: unknown) => {
         if (this.epoch !== epoch || this.authTimer === undefined) return
@@ -235,6 +228,20 @@ export class Connection {
         this.authFailed(cause)
       },
     )
+  }
+
+  /** Opens the socket once a dial slot is free (at once when one is). */
+  private handshake(url: string): void {
+    if (this.ctx.gate.tryEnter()) {
+      this.holdsSlot = true
+      this.open(url)
+      return
+    }
+    this.cancelWait = this.ctx.gate.wait(() => {
+      this.cancelWait = undefined
+      this.holdsSlot = true
+      this.open(url)
+    })
   }
 
   private authFailed(cause: unknown): void {

@@ -1,7 +1,8 @@
 /**
  * Bounds how many dials are in flight at once, so 10,000 enigma sockets open in waves instead of a
  * stampede that overflows the server's accept queue and turns into timeouts and retries. A slot is
- * held from the dial until the socket opens or fails. Waiters are served in order.
+ * held from the handshake (after the URL, and any `auth.socketUrl`, is known) until the socket opens or
+ * fails. Waiters are served in order.
  */
 export class DialGate {
   private active = 0
