@@ -30,8 +30,10 @@ afterEach(async () => {
  * socket drops, stalls noticed by the heartbeat, a machine "sleep" noticed only by a lifecycle `wake`
  * (a client that cannot ping), gaps larger than one page and than 1,000 rows, enigma history in no
  * order, a busy account changing while its backfill runs, slow, trickled and 429 history, malformed
- * frames, timestamps in milliseconds, and a "reload" (a second client resuming from the first one's
- * checkpoints). Run with several seeds by CI (CHAOS_SEED).
+ * frames, timestamps in milliseconds, a "reload" (a second client resuming from the first one's
+ * checkpoints), and sockets refused while history is polled: flapping (refused, dropped again and again
+ * while lifecycles go on), polls in flight when the socket comes back, and `Retry-After` storms on the
+ * polls. Run with several seeds by CI (CHAOS_SEED).
  */
 it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big gaps, bad history and a reload', async () => {
   const seed = Number(process.env.CHAOS_SEED ?? 7)
@@ -57,7 +59,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
     const got: Notification[] = []
     s.delivered.push(got)
     s.client = client
-    s.sub = client.events({ account: s.account, solverId: solverOf[s.protocol] }, { resume: { checkpoint } }).subscribe((e) => {
+    s.sub = client.events({ account: s.account, solverId: solverOf[s.protocol] }, { resume: { checkpoint, poll: { afterMs: 20, intervalMs: 100 } } }).subscribe((e) => {
       if (process.env.CHAOS_TRACE) s.trace.push(e.type === 'notification' ? `n ${e.notification.id}@${e.notification.modifyTime}` : e.type === 'error' ? `e ${e.error.code}` : `s ${e.status}${e.backfill ? ` ${JSON.stringify(e.backfill)}` : ''}`)
       if (e.type === 'notification') got.push(e.notification)
       // Transitions a backfill found older than what their quote had already delivered are left out
@@ -72,7 +74,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
   for (const s of streams) await sims[s.protocol].waitForSubscribers(s.account, 1)
 
   const open = new Map<string, number>()
-  const figures = { published: 0, drops: 0, stalls: 0, sleeps: 0, bigGaps: 0, busy: 0, slow: 0, throttled: 0, malformed: 0, badTimes: 0, reloads: 0 }
+  const figures = { published: 0, drops: 0, stalls: 0, sleeps: 0, bigGaps: 0, busy: 0, slow: 0, throttled: 0, malformed: 0, badTimes: 0, reloads: 0, flaps: 0, storms: 0 }
   let nextQuote = 50_000
   // Hand-made frames take the simulator's own clock, so they sort with its lifecycles as a server's would.
   const raw = (sim: SolverSimulator, account: string, extra: Partial<SimulatorFrame> = {}): SimulatorFrame => {
@@ -172,6 +174,32 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
       clients.push(second)
       for (const r of reloaded) subscribe(r, second)
     }
+    if (step % 30 === 15) {
+      // Flapping: the socket endpoint refuses and drops again and again while history is polled and
+      // lifecycles go on; sometimes history throttles the polls (Retry-After); then sockets are back,
+      // often while a poll is in flight.
+      figures.flaps++
+      const target = pick([enigma, rasa])
+      const victim = pick(streams.filter((x) => sims[x.protocol] === target))
+      target.refuseSockets()
+      await target.dropAll(pick([1001, 1011, 1012]))
+      if (random() < 0.5) {
+        figures.storms++
+        target.injectHttpFault({ status: 429, retryAfterSeconds: 1, times: 1 + Math.floor(random() * 4) })
+      }
+      for (let k = 0; k < 4; k++) {
+        const opened = await target.instantOpen(victim.account)
+        figures.published += opened.frames.length
+        await pause(random() * 60)
+        if (random() < 0.5) void target.dropAll(1012)
+      }
+      const hold = random() < 0.5 ? target.holdHttpAnswers() : undefined
+      if (hold) await Promise.race([hold.held(1), pause(300)])
+      figures.published += (await target.instantOpen(victim.account)).frames.length
+      target.refuseSockets(false)
+      await pause(random() * 30)
+      hold?.release()
+    }
     if (step % 50 === 25) {
       // A stall: nothing sent, no pings answered. The main client's heartbeat notices; the sleeper
       // (no pings) notices only when its lifecycle says the machine woke up.
@@ -238,7 +266,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
   clients.push(main)
   console.log(
     `resume chaos seed ${seed}: published ${figures.published}, delivered ${delivered} (${backfilled} by backfill), duplicates ${duplicates}, at the reload boundary ${boundary}, reported stale ${streams.reduce((sum, s) => sum + s.stale, 0)}, missing ${missing()}; ` +
-      `drops ${figures.drops}, stalls ${figures.stalls}, sleeps ${figures.sleeps}, gaps over 1,000 rows ${figures.bigGaps}, busy ${figures.busy}, slow/trickled ${figures.slow}, 429 ${figures.throttled}, malformed ${figures.malformed}, ms timestamps ${figures.badTimes}, reloads ${figures.reloads}; ` +
+      `drops ${figures.drops}, stalls ${figures.stalls}, sleeps ${figures.sleeps}, gaps over 1,000 rows ${figures.bigGaps}, busy ${figures.busy}, slow/trickled ${figures.slow}, 429 ${figures.throttled}, malformed ${figures.malformed}, ms timestamps ${figures.badTimes}, reloads ${figures.reloads}, flaps ${figures.flaps} (${figures.storms} with Retry-After storms); ` +
       `backfills ${stats.map((b) => `${b.runs} runs/${b.recovered} recovered/${b.failed} failed/${b.truncated} truncated`).join(' + ')}`,
   )
   expect(duplicates).toBe(0)
