@@ -62,7 +62,10 @@ export class HttpFaults {
   /** Sends `send` now, or keeps it for the hold's release. */
   answer(send: () => void): void {
     const holding = this.holding
-    if (!holding) return send()
+    if (!holding) {
+      send()
+      return
+    }
     holding.sends.push(send)
     holding.count++
     for (const waiter of holding.waiters.filter((w) => holding.count >= w.count)) {

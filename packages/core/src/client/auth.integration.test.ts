@@ -186,7 +186,13 @@ it('an auth.socketUrl that never settles holds no dial slot: another solver open
     connectTimeoutMs: 1_500,
     maxConcurrentDials: 64,
     reconnect: { baseDelayMs: 1_000, maxDelayMs: 2_000 },
-    auth: { socketUrl: ({ solverId, url }) => (solverId === 'hung' ? (asked++, new Promise<string>(() => {})) : url) },
+    auth: {
+      socketUrl: ({ solverId, url }) => {
+        if (solverId !== 'hung') return url
+        asked++
+        return new Promise<string>(() => {})
+      },
+    },
   })
   clients.push(client)
   // 64 enigma sockets whose URL never comes: as many as there are dial slots.
