@@ -5,6 +5,7 @@ import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
 import { runDedupe } from './dedupe-memory.js'
 import { runPHub } from './p-hub.js'
+import { runPoll } from './poll.js'
 import { runQuotes } from './quotes.js'
 import { runResume } from './resume.js'
 import { runScale } from './scale.js'
@@ -20,6 +21,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   B7: runB7,
   P: runPHub,
   RESUME: runResume,
+  POLL: runPoll,
   DEDUPE: runDedupe,
   QUOTES: runQuotes,
   SCALE: runScale,

@@ -205,7 +205,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   // Hubs of at most RELAY_HUB_ACCOUNTS: a rasa hub resends its whole list on every change, so a bounded
   // list keeps each subscribe frame small and the bytes of moving accounts linear, not quadratic.
-  const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, config })
+  // Accounts open CONCURRENCY at a time, each with a first backfill: history may serve as many at once.
+  const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, search: { concurrency: CONCURRENCY }, config })
   /** accounts in the bucket (all partitions), refreshed every round */
   let totalAccounts = 0
   /** the accounts of the partitions this relay holds, and the accounts of each partition */

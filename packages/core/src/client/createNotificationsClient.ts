@@ -12,6 +12,7 @@ import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { checkpointKey } from '../stream/resume/CheckpointStore.js'
 import { type ResumeContext, ResumeStream } from '../stream/resume/ResumeStream.js'
 import { resolveResumeSettings } from '../stream/resume/resumeOptions.js'
+import { HistoryGate, resolveHistoryConcurrency } from '../stream/resume/HistoryGate.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { waitForQuote } from '../quotes/waitForQuote.js'
@@ -49,6 +50,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   // History requests (search, paging, backfill, waitFor's chase) ask the same auth as the sockets.
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
+  const historyConcurrency = resolveHistoryConcurrency(options.search?.concurrency)
   const contexts = new Map<ResolvedSolver, ResumeContext>()
   const resume = {
     // A checkpoint read gets the search deadline.
@@ -58,10 +60,13 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
       // One context per solver for all its streams (a relay holds thousands): nothing per account in it.
       let ctx = contexts.get(solver)
       if (!ctx) {
+        // The endpoint's history requests of all its streams go through one gate (concurrency, spread polls, Retry-After).
+        const gate = new HistoryGate(historyConcurrency, pool.timers)
         contexts.set(
           solver,
           (ctx = {
-            fetch: async (request, of) => backfill(solver, of)(request),
+            fetch: (request, of) => gate.run(() => backfill(solver, of)(request), request.signal, request.poll === true),
+            polling: (stream, intervalMs) => gate.polling(stream, intervalMs),
             keyOf: (of) => checkpointKey(solver.chainId, solver.solverId, of),
             release: (stream) => pool.release(stream),
             timers: pool.timers,

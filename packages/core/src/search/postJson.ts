@@ -20,6 +20,12 @@ export interface SearchHttpOptions {
   retries?: number
   /** decoded bytes a response body may have; a larger one is aborted with `RESPONSE_TOO_LARGE` (32 MiB) */
   maxResponseBytes?: number
+  /**
+   * history requests resume streams make on their own (backfills, polls) in flight at once per solver
+   * endpoint (6); the rest wait, polls are spread evenly, and a `Retry-After` holds them all. An app's
+   * own `search` calls are not counted.
+   */
+  concurrency?: number
   /** custom fetch (tests, proxies, React Native polyfills) */
   fetch?: typeof fetch
   /** credentials that change: `auth.headers` is asked before every request attempt (the client's `auth` option) */

@@ -41,6 +41,8 @@ export interface ResumeContext {
   stats: ClientStats
   /** whether the client was closed: a stream polling after its socket was refused for good ends then */
   clientClosed?: () => boolean
+  /** a stream started polling every `intervalMs`, or stopped (`undefined`): polls of the endpoint are spread over its pollers */
+  polling?: ((stream: ResumeStream, intervalMs: number | undefined) => void) | undefined
   logger?: SafeLogger | undefined
 }
 
@@ -136,8 +138,12 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   /** Runs the reducer and then its effects: the one place the state changes. */
   private dispatch(event: ResumeEvent): void {
-    const { state, effects } = reduceResume(this.state, event)
+    const was = this.state
+    const { state, effects } = reduceResume(was, event)
     this.state = state
+    if (state.polling !== was.polling || (was.polling && state.phase === 'disposed')) {
+      this.ctx.polling?.(this, state.polling && state.phase !== 'disposed' ? this.settings.poll?.intervalMs : undefined)
+    }
     // Effects may report back (a delivery moves the watermark): those events see the state just set.
     for (const effect of effects) this.run(effect, event)
   }
@@ -178,7 +184,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         return
       }
       case 'backfill':
-        this.backfill(effect.since)
+        this.backfill(effect.since, effect.poll)
         return
       case 'abort':
         if (this.work) {
@@ -188,7 +194,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         }
         return
       case 'arm':
-        this.arm(effect.timer, effect.ms)
+        this.arm(effect.timer, effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms)
         return
       case 'disarm':
         if (this.work) {
@@ -235,14 +241,14 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     }, ms)
   }
 
-  private backfill(since: number): void {
+  private backfill(since: number, poll: boolean): void {
     const { ctx } = this
     const controller = new AbortController()
     const work = (this.work ??= {})
     work.inFlight = controller
     ctx.stats.backfills.runs++
     this.status({ state: 'started', since })
-    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal }, this.account).then(
+    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal, poll }, this.account).then(
       (result) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined

@@ -106,11 +106,12 @@ export type ResumeEffect =
   | { readonly type: 'merge' }
   /** the failed backfill is reported (an `error` event) */
   | { readonly type: 'backfill-failed' }
-  /** a backfill starts from `since` */
-  | { readonly type: 'backfill'; readonly since: number }
+  /** a backfill starts from `since`; `poll`: history stands in for a socket that is down (polls are spread per endpoint) */
+  | { readonly type: 'backfill'; readonly since: number; readonly poll: boolean }
   /** the running backfill is stopped */
   | { readonly type: 'abort' }
-  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number }
+  /** a timer fires after `ms`, plus a random share of `spread` when given (polls: streams that went down together never poll in lockstep) */
+  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number; readonly spread?: number }
   | { readonly type: 'disarm'; readonly timer: TimerName }
   /** the status event goes to the subscriber, marked `polling` when given */
   | { readonly type: 'forward'; readonly polling: boolean | undefined }
@@ -279,7 +280,7 @@ function step(s: Draft, event: Exclude<ResumeEvent, { type: 'frame' }>, fx: Resu
         fx.push({ type: 'announce-polling' })
       }
       s.gapFrom ??= gapStart(s, event.oldestHeld)
-      startBackfill(s, fx)
+      startBackfill(s, fx, true)
       return
     case 'sweep':
       s.armed &= ~BIT.sweep
@@ -409,12 +410,12 @@ function startFrom(s: Draft, since: number, fx: ResumeEffect[]): void {
   afterHold(s, fx)
 }
 
-function startBackfill(s: Draft, fx: ResumeEffect[]): void {
+function startBackfill(s: Draft, fx: ResumeEffect[], poll = false): void {
   if (s.running !== undefined || s.gapFrom === undefined) return
   s.running = s.gapFrom
   s.phase = 'backfilling'
   s.sweepFrom = s.watermark
-  fx.push(HOLD, { type: 'backfill', since: s.gapFrom })
+  fx.push(HOLD, { type: 'backfill', since: s.gapFrom, poll })
 }
 
 function complete(s: Draft, fx: ResumeEffect[]): void {
@@ -450,9 +451,9 @@ export function isArmed(s: ResumeState, timer: TimerName): boolean {
   return (s.armed & BIT[timer]) !== 0
 }
 
-function arm(s: Draft, timer: TimerName, ms: number, fx: ResumeEffect[]): void {
+function arm(s: Draft, timer: TimerName, ms: number, fx: ResumeEffect[], spread?: number): void {
   s.armed |= BIT[timer]
-  fx.push({ type: 'arm', timer, ms })
+  fx.push(spread ? { type: 'arm', timer, ms, spread } : { type: 'arm', timer, ms })
 }
 
 function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
@@ -475,9 +476,12 @@ function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly 
   const poll = s.config.poll
   if (!poll || isArmed(s, 'poll') || s.phase === 'disposed') return
   if (s.status.status === 'open' || (s.status.status === 'closed' && !s.closedForGood)) return
-  const wait = s.polling ? (unsettled ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs) : Math.max(0, poll.afterMs - (now - s.downSince))
+  const every = unsettled ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs
+  // Each poll time carries jitter: a fifth of the interval either side once polling, up to half an
+  // interval after `afterMs` for the first (the endpoint's gate spaces them further, HistoryGate).
+  const [wait, spread] = s.polling ? [every * 0.8, every * 0.4] : [Math.max(0, poll.afterMs - (now - s.downSince)), every / 2]
   // History said when it may be asked again (Retry-After): no poll before that.
-  arm(s, 'poll', Math.max(wait, notBeforeMs), fx)
+  arm(s, 'poll', Math.max(wait, notBeforeMs), fx, spread)
 }
 
 /**

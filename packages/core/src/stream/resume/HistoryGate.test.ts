@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { Timers } from '../../transport/Timers.js'
+import { HistoryGate, resolveHistoryConcurrency } from './HistoryGate.js'
+
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }))
+afterEach(() => vi.useRealTimers())
+
+/** A task that records when it started and settles when told. */
+function tasks() {
+  const started: Array<{ name: string; at: number }> = []
+  const settle = new Map<string, { ok: () => void; fail: (e: unknown) => void }>()
+  const make = (name: string) => () =>
+    new Promise<string>((resolve, reject) => {
+      started.push({ name, at: Date.now() })
+      settle.set(name, { ok: () => resolve(name), fail: reject })
+    })
+  return { started, settle, make }
+}
+
+it('keeps at most `concurrency` requests in flight; the rest start in order as slots free', async () => {
+  const timers = new Timers()
+  const gate = new HistoryGate(2, timers)
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false))
+  await vi.advanceTimersByTimeAsync(0)
+  expect(started.map((s) => s.name)).toEqual(['a', 'b'])
+  settle.get('b')!.ok()
+  await vi.advanceTimersByTimeAsync(0)
+  expect(started.map((s) => s.name)).toEqual(['a', 'b', 'c'])
+  settle.get('a')!.ok()
+  settle.get('c')!.ok()
+  await vi.advanceTimersByTimeAsync(0)
+  settle.get('d')!.ok()
+  expect(await Promise.all(results)).toEqual(['a', 'b', 'c', 'd'])
+  expect(timers.pending).toBe(0)
+})
+
+it('spreads polls over the interval of the streams polling (with a tenth of headroom); a reconnect backfill is not spaced', async () => {
+  const gate = new HistoryGate(100, new Timers())
+  const streams = Array.from({ length: 10 }, () => ({}))
+  for (const s of streams) gate.polling(s, 1_000)
+  const { started, make } = tasks()
+  const signal = new AbortController().signal
+  for (let i = 0; i < 10; i++) void gate.run(make(`poll-${i}`), signal, true)
+  void gate.run(make('reconnect'), signal, false)
+  await vi.advanceTimersByTimeAsync(0)
+  // 10 streams every 1,000 ms: a poll every 110 ms at most; the reconnect backfill goes at once.
+  expect(started.map((s) => s.name)).toEqual(['poll-0', 'reconnect'])
+  await vi.advanceTimersByTimeAsync(2_000)
+  const polls = started.filter((s) => s.name.startsWith('poll'))
+  expect(polls).toHaveLength(10)
+  for (let i = 1; i < polls.length; i++) expect(polls[i]!.at - polls[i - 1]!.at).toBeGreaterThanOrEqual(110)
+  // Streams that stop polling widen nothing any more: with none left, polls are not spaced.
+  for (const s of streams) gate.polling(s, undefined)
+  void gate.run(make('late-1'), signal, true)
+  void gate.run(make('late-2'), signal, true)
+  await vi.advanceTimersByTimeAsync(200)
+  expect(started.slice(-2).map((s) => s.name)).toEqual(['late-1', 'late-2'])
+})
+
+it('a Retry-After holds every request of the endpoint until it has passed', async () => {
+  const gate = new HistoryGate(4, new Timers())
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  const first = gate.run(make('throttled'), signal, false)
+  await vi.advanceTimersByTimeAsync(0)
+  settle.get('throttled')!.fail(Object.assign(new Error('429'), { retryAfterMs: 3_000 }))
+  await expect(first).rejects.toThrow('429')
+  void gate.run(make('next'), signal, false)
+  await vi.advanceTimersByTimeAsync(2_999)
+  expect(started.map((s) => s.name)).toEqual(['throttled'])
+  await vi.advanceTimersByTimeAsync(1)
+  expect(started.map((s) => s.name)).toEqual(['throttled', 'next'])
+})
+
+it('an abort takes a waiting request out of the queue (rejected with the reason), and leaves no timer', async () => {
+  const timers = new Timers()
+  const gate = new HistoryGate(1, timers)
+  gate.polling({}, 10_000)
+  const { started, make } = tasks()
+  const busy = new AbortController()
+  void gate.run(make('first-poll'), busy.signal, true)
+  const waiting = new AbortController()
+  const second = gate.run(make('second-poll'), waiting.signal, true)
+  waiting.abort(new Error('released'))
+  await expect(second).rejects.toThrow('released')
+  expect(gate.queued).toBe(0)
+  expect(timers.pending).toBe(0)
+  expect(started.map((s) => s.name)).toEqual(['first-poll'])
+})
+
+it('search.concurrency must be a positive integer', () => {
+  expect(resolveHistoryConcurrency(undefined)).toBe(6)
+  expect(resolveHistoryConcurrency(64)).toBe(64)
+  for (const bad of [0, 1.5, -1, '4', Object.create(null)]) expect(() => resolveHistoryConcurrency(bad)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+})
