@@ -81,7 +81,10 @@ export class HistoryGate {
           reject(signal.reason)
         },
       }
-      if (signal.aborted) return reject(signal.reason)
+      if (signal.aborted) {
+        reject(signal.reason)
+        return
+      }
       signal.addEventListener('abort', waiter.onAbort, { once: true })
       this.waiting.push(waiter)
       this.pump()
@@ -97,9 +100,11 @@ export class HistoryGate {
     this.wake = this.timers.clear(this.wake)
     while (this.active < this.concurrency && this.waiting.length > 0) {
       const now = Date.now()
-      if (now < this.notBefore) return this.sleep(this.notBefore - now)
-      const at = this.waiting.findIndex((w) => !w.poll || now >= this.nextPoll)
-      if (at === -1) return this.sleep(this.nextPoll - now)
+      const at = now < this.notBefore ? -1 : this.waiting.findIndex((w) => !w.poll || now >= this.nextPoll)
+      if (at === -1) {
+        this.sleep((now < this.notBefore ? this.notBefore : this.nextPoll) - now)
+        return
+      }
       const [w] = this.waiting.splice(at, 1) as [Waiter]
       w.signal.removeEventListener('abort', w.onAbort)
       if (w.poll && this.rate > 0) this.nextPoll = now + POLL_HEADROOM / this.rate
