@@ -2,7 +2,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import type { Address } from '../utils/address.js'
 import { classifyNotification } from './classifyNotification.js'
 import { phaseOf } from './classifyPhase.js'
-import type { WireFrame } from './frame.js'
+import { type ProtocolFields, type WireFrame, decimalOrNull } from './frame.js'
 import { protocolOf, protocols } from './protocols.js'
 import type { Notification, Protocol, RawPositionNotification } from './types.js'
 
@@ -27,9 +27,7 @@ export interface NormalizeContext {
 
 const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null)
-/** Decimal strings stay exact; a numeric `0` is the "no value" sentinel; other numbers become strings. */
-const decimal = (value: unknown): string | null =>
-  typeof value === 'string' ? value : typeof value === 'number' && value !== 0 ? String(value) : null
+const NO_FIELDS: ProtocolFields = {}
 
 /**
  * Turns a raw snake_case frame into the immutable {@link Notification} shape shared by both protocols.
@@ -63,12 +61,13 @@ export function normalizeFrame(
   source: 'live' | 'backfill',
 ): Notification {
   const { raw, quote, temp } = frame
+  // What depends on the protocol (its own fields, its "no value" sentinel) its codec read already.
+  const own = frame.fields ?? NO_FIELDS
   const quoteId = quote !== null && quote > 0 ? quote : temp !== null && temp < 0 ? temp : 0
   const lastSeenAction = str(raw.last_seen_action)
   const actionStatus = str(raw.action_status)
   const stateType = str(raw.state_type)
-  const filledAmountOpen = decimal(raw.filled_amount_open)
-  const errorCode = num(raw.error_code)
+  const filledAmountOpen = own.filledAmountOpen !== undefined ? own.filledAmountOpen : decimalOrNull(raw.filled_amount_open)
   return Object.freeze({
     type: classifyNotification(actionStatus),
     phase: phaseOf(lastSeenAction, stateType, filledAmountOpen),
@@ -81,15 +80,15 @@ export function normalizeFrame(
     counterpartyAddress: str(raw.counterparty_address),
     stateType,
     failureType: str(raw.failure_type),
-    failureMessage: str(raw.failure_message),
-    errorCode: errorCode === 0 ? null : errorCode,
+    failureMessage: own.failureMessage ?? null,
+    errorCode: own.errorCode !== undefined ? own.errorCode : num(raw.error_code),
     filledAmountOpen,
-    filledAmountClose: decimal(raw.filled_amount_close),
-    avgPriceOpen: decimal(raw.avg_price_open),
-    avgPriceClose: decimal(raw.avg_price_close),
-    orderType: num(raw.order_type),
-    version: num(raw.version),
-    vaAddress: str(raw.va_address),
+    filledAmountClose: own.filledAmountClose !== undefined ? own.filledAmountClose : decimalOrNull(raw.filled_amount_close),
+    avgPriceOpen: own.avgPriceOpen !== undefined ? own.avgPriceOpen : decimalOrNull(raw.avg_price_open),
+    avgPriceClose: own.avgPriceClose !== undefined ? own.avgPriceClose : decimalOrNull(raw.avg_price_close),
+    orderType: own.orderType ?? null,
+    version: own.version ?? null,
+    vaAddress: own.vaAddress ?? null,
     createTime: num(raw.create_time),
     modifyTime: num(raw.modify_time),
     id: str(raw.id),

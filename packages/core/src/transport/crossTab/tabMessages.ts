@@ -1,5 +1,6 @@
 import { ServiceError, type ServiceErrorCode } from '../../errors/ServiceError.js'
 import { sealRaw } from '../../protocol/frame.js'
+import { NUMBER_OR_NULL_FIELDS } from '../../protocol/notificationFields.js'
 import { protocolOf } from '../../protocol/protocols.js'
 import type { Notification } from '../../protocol/types.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
@@ -103,8 +104,6 @@ const REQUIRED: Record<string, (v: unknown) => boolean> = {
   account: str,
   solverId: str,
 }
-/** Known optional fields keep their types (a forged `modifyTime: "x"` is refused like a malformed frame). */
-const NUMBER_OR_NULL = new Set(['tempQuoteId', 'errorCode', 'orderType', 'version', 'createTime', 'modifyTime'])
 /** Keys never copied: they would reach the prototype of the rebuilt object. */
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
 
@@ -116,7 +115,8 @@ function readNotification(n: unknown): Notification | undefined {
   for (const key of Object.keys(n)) {
     const value = n[key]
     if (UNSAFE.has(key) || key === 'raw') continue
-    if (NUMBER_OR_NULL.has(key) && value !== null && typeof value !== 'number') return undefined
+    // Known optional fields keep their types (a forged `modifyTime: "x"` is refused like a malformed frame).
+    if (NUMBER_OR_NULL_FIELDS.has(key) && value !== null && typeof value !== 'number') return undefined
     if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value
     else if (value !== undefined) return undefined
   }
