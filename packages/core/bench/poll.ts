@@ -2,7 +2,7 @@ import { startSolverSimulator } from '@solver-notifications/testkit'
 import type { Subscription } from 'rxjs'
 import { createNotificationsClient } from '../src/client/createNotificationsClient.js'
 import { createConfig } from '../src/config/createConfig.js'
-import { DEFAULT_HISTORY_CONCURRENCY } from '../src/stream/resume/HistoryGate.js'
+import { DEFAULT_HISTORY_CONCURRENCY } from '../src/stream/resume/historyConcurrency.js'
 import { fmt } from './measure.js'
 
 /**

@@ -136,11 +136,11 @@ it("no code outside a protocol's own folder reads that protocol's wire: envelope
   expect(leaks).toEqual([])
 })
 
-it("a protocol's own fields and sentinels are read by its codec only: no raw order_type / va_address / failure_message outside protocol/<name>/, no normalized orderType or vaAddress outside protocol/", () => {
+it("rasa's own field and sentinel are read by its codec only: no raw order_type outside protocol/<name>/, no normalized orderType outside protocol/, no 'number 0 is no value' in the shared normalizer", () => {
   const strip = (file: string) => readFileSync(join(src, file), 'utf8').replace(/\/\*\*[\s\S]*?\*\/|\/\/.*$/gm, '')
   const files = sources(src).map((file) => relative(src, file))
-  const rawLeaks = files.filter((file) => !/^protocol\/[^/]+\//.test(file) && /order_type|va_address|failure_message/.test(strip(file)))
-  const normalizedLeaks = files.filter((file) => !file.startsWith('protocol/') && /\borderType\b|\bvaAddress\b/.test(strip(file)))
+  const rawLeaks = files.filter((file) => !/^protocol\/[^/]+\//.test(file) && /order_type/.test(strip(file)))
+  const normalizedLeaks = files.filter((file) => !file.startsWith('protocol/') && /\borderType\b/.test(strip(file)))
   expect({ rawLeaks, normalizedLeaks }).toEqual({ rawLeaks: [], normalizedLeaks: [] })
   // The "no value" sentinel (the number 0) is applied in the codecs, not in the shared normalizer.
   expect(strip('protocol/normalizeNotification.ts')).not.toMatch(/!== 0|=== 0/)

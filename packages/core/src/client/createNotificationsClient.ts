@@ -1,21 +1,17 @@
 import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
-import type { NotificationsConfigInput, ResolvedSolver, SolverId } from '../config/types.js'
+import type { NotificationsConfigInput, SolverId } from '../config/types.js'
 import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
-import { searchUnavailable } from '../search/searchUnavailable.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import { type NotificationsStreamClient, type ResumeFeature, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
+import { type NotificationsStreamClient, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
+import { createResumeFeature } from '../stream/resume/resumeFeature.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
-import { checkpointKey } from '../stream/resume/CheckpointStore.js'
-import { type ResumeContext, ResumeStream } from '../stream/resume/ResumeStream.js'
-import { resolveResumeSettings } from '../stream/resume/resumeOptions.js'
-import { HistoryGate, resolveHistoryConcurrency } from '../stream/resume/HistoryGate.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
-import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { waitForQuote } from '../quotes/waitForQuote.js'
+import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { map } from 'rxjs'
 import type { IterableObservable } from '../stream/IterableObservable.js'
 
@@ -50,37 +46,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   // History requests (search, paging, backfill, waitFor's chase) ask the same auth as the sockets.
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
-  const historyConcurrency = resolveHistoryConcurrency(options.search?.concurrency)
-  const contexts = new Map<ResolvedSolver, ResumeContext>()
-  const resume = {
-    // A checkpoint read gets the search deadline.
-    settings: (wanted: Parameters<ResumeFeature['settings']>[0]) => resolveResumeSettings(wanted, http.timeoutMs ?? 10_000),
-    unavailable: searchUnavailable,
-    create: ({ out, solver, account, settings, pool, transport, stats, clientClosed }: Parameters<ResumeFeature['create']>[0]) => {
-      // One context per solver for all its streams (a relay holds thousands): nothing per account in it.
-      let ctx = contexts.get(solver)
-      if (!ctx) {
-        // The endpoint's history requests of all its streams go through one gate (concurrency, spread polls, Retry-After).
-        const gate = new HistoryGate(historyConcurrency, pool.timers)
-        contexts.set(
-          solver,
-          (ctx = {
-            fetch: (request, of) => gate.run(() => backfill(solver, of)(request), request.signal, request.poll === true),
-            polling: (stream, intervalMs) => gate.polling(stream, intervalMs),
-            keyOf: (of) => checkpointKey(solver.chainId, solver.solverId, of),
-            release: (stream) => pool.release(stream),
-            timers: pool.timers,
-            backoff: transport,
-            random: transport.random,
-            stats,
-            logger: transport.logger,
-            clientClosed,
-          }),
-        )
-      }
-      return new ResumeStream(out, ctx, account, settings)
-    },
-  }
+  const resume = createResumeFeature(http, backfill)
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
   const openBooks = new Set<() => QuoteBookSnapshot>()
   return {

@@ -3,8 +3,9 @@ import { createConfig } from '../config/createConfig.js'
 import { isSolverId } from '../config/isSolverId.js'
 import { createNotificationsClient } from './createNotificationsClient.js'
 
-// Every bad parameter is a ServiceError with its code, even values that cannot become a string or a
-// property key (an object without a prototype makes String() and `in` throw a TypeError).
+// Every bad parameter is a ServiceError with its code (UNKNOWN_CHAIN, INVALID_PARAMETERS), even values
+// that cannot become a string or a property key (an object without a prototype makes String() and `in`
+// throw a TypeError).
 
 const config = createConfig({
   defaultChainId: 1,
@@ -21,13 +22,13 @@ describe('parameters without a prototype', () => {
     ['events', () => client.events({ account, chainId: bare() })],
     ['status', () => client.status({ account, chainId: bare() })],
     ['quotes', () => client.quotes({ account, chainId: bare() })],
-  ])('%s: a chainId without a prototype is INVALID_PARAMETERS at the call', (_, call) => {
-    expect(call).toThrowError(expect.objectContaining({ name: 'ServiceError', code: 'INVALID_PARAMETERS', message: expect.stringContaining('chainId must be a number') }))
+  ])('%s: a chainId without a prototype is UNKNOWN_CHAIN at the call, naming the configured chains', (_, call) => {
+    expect(call).toThrowError(expect.objectContaining({ name: 'ServiceError', code: 'UNKNOWN_CHAIN', message: expect.stringContaining('Chain a object is not configured. Configured chains: 1') }))
   })
 
-  it('search and waitFor reject with INVALID_PARAMETERS (no request, no TypeError)', async () => {
-    await expect(client.search({ account, chainId: bare() })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS' })
-    await expect(client.waitFor({ account, chainId: bare(), quoteId: 1 }, { until: 'open' })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS' })
+  it('search and waitFor reject with a ServiceError (no request, no TypeError)', async () => {
+    await expect(client.search({ account, chainId: bare() })).rejects.toMatchObject({ code: 'UNKNOWN_CHAIN' })
+    await expect(client.waitFor({ account, chainId: bare(), quoteId: 1 }, { until: 'open' })).rejects.toMatchObject({ code: 'UNKNOWN_CHAIN' })
     await expect(client.search({ account, size: bare() })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS' })
   })
 

@@ -32,11 +32,8 @@ export function createConfig<const C extends NotificationsConfigInput>(input: C)
   const resolve = (chainIdParam: number | undefined, solverIdParam: string | undefined): ResolvedSolver => {
     const chainId = chainIdParam ?? input.defaultChainId
     // Only a number (or its string form) names a chain: anything else (an object, even one without a
-    // prototype, which cannot become a key) is a typed error, never a TypeError from the lookup.
-    if (typeof chainId !== 'number' && typeof chainId !== 'string') {
-      throw new ServiceError('INVALID_PARAMETERS', `chainId must be a number (a configured chain id such as ${Object.keys(chains)[0]}), got ${describe(chainId)}.`)
-    }
-    const chain = Object.hasOwn(chains, chainId) ? chains[chainId] : undefined
+    // prototype, which cannot become a key) is an unknown chain, never a TypeError from the lookup.
+    const chain = typeof chainId !== 'object' && Object.hasOwn(chains, chainId) ? chains[chainId] : undefined
     if (!chain) {
       throw new ServiceError(
         'UNKNOWN_CHAIN',

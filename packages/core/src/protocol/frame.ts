@@ -14,30 +14,13 @@ export interface WireFrame {
   readonly address: string | undefined
   readonly quote: number | null
   readonly temp: number | null
-  /**
-   * The fields whose reading depends on the protocol, as its codec read them: its own fields (rasa's
-   * `order_type`; enigma's `version`, `va_address`, `failure_message`) and the amounts and error code
-   * with its "no value" sentinel already null (rasa sends the number 0). A codec that leaves one out
-   * gets the plain reading of the raw field (a string, a number, else null).
-   */
-  readonly fields?: ProtocolFields | undefined
-}
-
-/** See {@link WireFrame.fields}. */
-export interface ProtocolFields {
+  /** rasa's own `order_type`, as its codec read it (absent is null). */
   readonly orderType?: number | null
-  readonly version?: number | null
-  readonly vaAddress?: string | null
-  readonly failureMessage?: string | null
-  readonly filledAmountOpen?: string | null
-  readonly filledAmountClose?: string | null
-  readonly avgPriceOpen?: string | null
-  readonly avgPriceClose?: string | null
-  readonly errorCode?: number | null
+  /** What this protocol writes for "no value" in amounts, prices and `error_code` (rasa: the number 0), read as null. */
+  readonly none?: unknown
 }
 
-/** A decimal field kept exact: a string as sent, a number as its string, else null. */
-export const decimalOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null)
+
 
 /** What a codec makes of one inbound text frame: a frame, or why there is none. */
 export type DecodedFrame<F extends WireFrame = WireFrame> = F | { readonly kind: 'control' } | { readonly kind: 'malformed'; readonly reason: string } | { readonly kind: 'oversize' }

@@ -2,7 +2,7 @@ import { ServiceError } from '../errors/ServiceError.js'
 import type { Address } from '../utils/address.js'
 import { classifyNotification } from './classifyNotification.js'
 import { phaseOf } from './classifyPhase.js'
-import { type ProtocolFields, type WireFrame, decimalOrNull } from './frame.js'
+import type { WireFrame } from './frame.js'
 import { protocolOf, protocols } from './protocols.js'
 import type { Notification, Protocol, RawPositionNotification } from './types.js'
 
@@ -27,7 +27,9 @@ export interface NormalizeContext {
 
 const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null)
-const NO_FIELDS: ProtocolFields = {}
+/** Decimal strings stay exact, other numbers become strings; the protocol's "no value" (`none`) is null. */
+const decimal = (value: unknown, none: unknown): string | null =>
+  value === none ? null : typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null
 
 /**
  * Turns a raw snake_case frame into the immutable {@link Notification} shape shared by both protocols.
@@ -60,14 +62,14 @@ export function normalizeFrame(
   account: Address,
   source: 'live' | 'backfill',
 ): Notification {
-  const { raw, quote, temp } = frame
   // What depends on the protocol (its own fields, its "no value" sentinel) its codec read already.
-  const own = frame.fields ?? NO_FIELDS
+  const { raw, quote, temp, none } = frame
   const quoteId = quote !== null && quote > 0 ? quote : temp !== null && temp < 0 ? temp : 0
   const lastSeenAction = str(raw.last_seen_action)
   const actionStatus = str(raw.action_status)
   const stateType = str(raw.state_type)
-  const filledAmountOpen = own.filledAmountOpen !== undefined ? own.filledAmountOpen : decimalOrNull(raw.filled_amount_open)
+  const filledAmountOpen = decimal(raw.filled_amount_open, none)
+  const errorCode = num(raw.error_code)
   return Object.freeze({
     type: classifyNotification(actionStatus),
     phase: phaseOf(lastSeenAction, stateType, filledAmountOpen),
@@ -80,15 +82,15 @@ export function normalizeFrame(
     counterpartyAddress: str(raw.counterparty_address),
     stateType,
     failureType: str(raw.failure_type),
-    failureMessage: own.failureMessage ?? null,
-    errorCode: own.errorCode !== undefined ? own.errorCode : num(raw.error_code),
+    failureMessage: str(raw.failure_message),
+    errorCode: errorCode === none ? null : errorCode,
     filledAmountOpen,
-    filledAmountClose: own.filledAmountClose !== undefined ? own.filledAmountClose : decimalOrNull(raw.filled_amount_close),
-    avgPriceOpen: own.avgPriceOpen !== undefined ? own.avgPriceOpen : decimalOrNull(raw.avg_price_open),
-    avgPriceClose: own.avgPriceClose !== undefined ? own.avgPriceClose : decimalOrNull(raw.avg_price_close),
-    orderType: own.orderType ?? null,
-    version: own.version ?? null,
-    vaAddress: own.vaAddress ?? null,
+    filledAmountClose: decimal(raw.filled_amount_close, none),
+    avgPriceOpen: decimal(raw.avg_price_open, none),
+    avgPriceClose: decimal(raw.avg_price_close, none),
+    orderType: frame.orderType ?? null,
+    version: num(raw.version),
+    vaAddress: str(raw.va_address),
     createTime: num(raw.create_time),
     modifyTime: num(raw.modify_time),
     id: str(raw.id),

@@ -109,7 +109,7 @@ function iterate<T>(source: Observable<T>, highWaterMark: number): AsyncIterator
           finish(
             new ServiceError(
               'SLOW_CONSUMER',
-              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound (every item received before that was yielded first; later ones were not received). Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
+              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound. Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
             ),
           )
         }

@@ -4,15 +4,15 @@ import { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { CrossTabStats } from '../transport/crossTab/CrossTabPool.js'
 import { type ListenerPool, PooledListener } from '../transport/ListenerPool.js'
-import { type Lease, SocketPool } from '../transport/SocketPool.js'
+import { SocketPool } from '../transport/SocketPool.js'
 import { Timers } from '../transport/Timers.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
-import type { Listener, SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
+import type { SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress, describe } from '../utils/address.js'
 import { type ClientStats, createClientStats } from './ClientStats.js'
 import type { ClientSnapshot } from './ClientSnapshot.js'
 import { type NotificationsClientOptions, resolveClientOptions } from './clientOptions.js'
-import type { ResumeOptions, ResumeSettings } from './resume/resumeOptions.js'
+import type { ResumeOptions } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from './IterableObservable.js'
@@ -157,26 +157,27 @@ class PoolObservable<T> extends StreamObservable<T> {
 }
 
 /**
- * What makes resume streams possible, given by the full client (it needs search): a listener that sits
- * between the socket and the subscriber. Kept out of `createStreamClient` so a live-only bundle carries
- * no backfill code.
+ * What makes resume streams possible, given by the full client (it needs search): the Observable of a
+ * resume stream, whose listener sits between the socket and the subscriber. Kept out of
+ * `createStreamClient` so a live-only bundle carries no backfill code.
  */
 export interface ResumeFeature {
-  /** validates a stream's `resume` option and applies its defaults (throws `INVALID_PARAMETERS` at the call) */
-  settings(resume: true | ResumeOptions): ResumeSettings
-  /** why this solver's history cannot be read (the stream then ends at once with that error), or undefined */
-  unavailable(solver: ResolvedSolver): ServiceError | undefined
-  create(args: {
-    out: StreamListener
+  /**
+   * Checks the stream's `resume` option (throws `INVALID_PARAMETERS` at the call) and returns its
+   * Observable; `view` makes what feeds a subscriber. A solver whose history cannot be read gives a
+   * stream that ends at once with that error.
+   */
+  observe<T>(args: {
+    wanted: true | ResumeOptions
     solver: ResolvedSolver
     account: Address
-    settings: ResumeSettings
+    view: (subscriber: Subscriber<T>) => StreamListener
     pool: ListenerPool
     transport: TransportOptions
     stats: ClientStats
     /** whether the client was closed (a stream that outlives its socket, `poll.whenClosed`, ends then) */
     clientClosed: () => boolean
-  }): Listener & Lease & { start(since: number | undefined): void; dispose(): void; unsubscribe(): void }
+  }): StreamObservable<T>
 }
 
 /**
@@ -213,28 +214,8 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
     if (wanted === undefined || wanted === false) return withHighWaterMark(new PoolObservable(pool, solver, account, View), highWaterMark)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
-    const settings = resume.settings(wanted)
-    const unavailable = resume.unavailable(solver)
-    if (unavailable) {
-      // No retry loop and no flicker: the error, then `closed`, then the end.
-      return withHighWaterMark(
-        new StreamObservable<T>((subscriber) => {
-          const view = new View(subscriber, pool)
-          view.event({ type: 'error', error: unavailable })
-          view.event({ type: 'status', status: 'closed', attempt: 0 })
-          view.complete()
-        }),
-        highWaterMark,
-      )
-    }
-    return withHighWaterMark(new StreamObservable<T>((subscriber) => {
-      // Resume streams put a ResumeStream between the socket and the subscriber.
-      const filler = resume.create({ out: new View(subscriber, pool), solver, account, settings, pool, transport: resolved, stats: stats as ClientStats, clientClosed })
-      pool.acquire(solver, account, filler)
-      filler.start(wanted === true ? undefined : wanted.since)
-      // The stream is its own teardown (disposed and released): no closure kept per subscription.
-      return filler
-    }), highWaterMark)
+    const view = (subscriber: Subscriber<T>) => new View(subscriber, pool)
+    return withHighWaterMark(resume.observe({ wanted, solver, account, view, pool, transport: resolved, stats: stats as ClientStats, clientClosed }), highWaterMark)
   }
 
   const client: NotificationsStreamClient<C> = {

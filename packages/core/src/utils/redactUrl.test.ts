@@ -35,7 +35,7 @@ describe('redactUrl', () => {
     ['auth.socketUrl refused: token=SeCrEt-kv-7777&expires=0', 'auth.socketUrl refused: token=***&expires=***'],
     ['bad api_key=SeCrEt for tenant 4', 'bad api_key=*** for tenant 4'],
     ['password="Se Cr Et" was rejected', 'password=*** was rejected'],
-    ["X-Signature = SeCrEt, retry", 'X-Signature = ***, retry'],
+    ['X-Signature=SeCrEt, retry', 'X-Signature=***, retry'],
     ['Authorization=SeCrEt;next=1', 'Authorization=***;next=1'],
     ['credentials=SeCrEt\nsession_id=SeCrEt', 'credentials=***\nsession_id=***'],
     ['token=SeCrEt', 'token=***'],

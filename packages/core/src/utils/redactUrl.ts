@@ -27,16 +27,13 @@ export function redactUrl(url: string): string {
 /** Scheme, then everything up to the first `@` of the authority (userinfo cannot hold `/`, `?` or `#`). */
 const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
-/** A query entry anywhere in text (`?token=abc`, `&key=value`): relative and scheme-less URLs carry them too. */
-const QUERY_IN_TEXT = /([?&][^\s=&#?"'<>`]+=)[^\s&#"'<>`]+/g
-
 /**
- * A `key=value` anywhere in text whose key names a secret (`token=…`, `api_key=…`, `X-Signature=…`,
- * `password="…"`): an app's own error message quotes credentials without any URL around them. The
- * value runs to whitespace, `&`, `;`, `,` or a quote, or is the whole quoted string.
+ * A `key=value` anywhere in text that a query entry (`?token=abc`, `&key=value`: relative and
+ * scheme-less URLs carry them too) or whose key names a secret (`token=…`, `api_key=…`,
+ * `X-Signature=…`, `password="…"`: an app's own error message quotes credentials without any URL
+ * around them). The value runs to whitespace, `&`, `#`, `;`, `,` or a quote, or is the whole quoted string.
  */
-const SECRET_IN_TEXT =
-  /((?:^|[^A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:token|key|secret|passw(?:or)?d|pwd|auth|signature|sig|credential|session|cookie|jwt|bearer)[A-Za-z0-9_.-]*\s*=\s*)("[^"]*"|'[^']*'|[^\s&;,"'<>`]+)/gi
+const PAIR_IN_TEXT = /([?&][^\s=&#?"'<>`]+=|\b[\w.-]*(?:token|key|secret|pass|pwd|auth|sig|cred|session|cookie)[\w.-]*=)("[^"]*"|'[^']*'|[^\s&#;,"'<>`]+)/gi
 
 /**
  * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl},
@@ -51,8 +48,7 @@ const SECRET_IN_TEXT =
 export function redactText(text: string): string {
   return text
     .replace(URL_IN_TEXT, (url) => redactUrl(url))
-    .replace(QUERY_IN_TEXT, (_, name: string) => `${name}***`)
-    .replace(SECRET_IN_TEXT, (_, name: string) => `${name}***`)
+    .replace(PAIR_IN_TEXT, (_, name: string) => `${name}***`)
 }
 
 /**

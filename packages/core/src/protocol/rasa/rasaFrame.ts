@@ -1,8 +1,5 @@
-import { type WireFrame, decimalOrNull, numberOrNull } from '../frame.js'
+import { type WireFrame, numberOrNull } from '../frame.js'
 import type { RawPositionNotification } from '../rawNotification.js'
-
-/** rasa writes "no value" as the number 0 in amounts and prices. */
-const amount = (value: unknown): string | null => (value === 0 ? null : decimalOrNull(value))
 
 /**
  * A rasa frame (bare on the wire and in history): routed by `counterparty_address`; before a quote
@@ -13,20 +10,13 @@ const amount = (value: unknown): string | null => (value === 0 ? null : decimalO
 export function rasaFrame(raw: RawPositionNotification): WireFrame {
   const address = raw.counterparty_address
   const quote = numberOrNull(raw.quote_id)
-  const errorCode = numberOrNull(raw.error_code)
   return {
     kind: 'frame',
     raw,
     address: typeof address === 'string' ? address : undefined,
     quote,
     temp: numberOrNull(raw.temp_quote_id) ?? (quote !== null && quote < 0 ? quote : null),
-    fields: {
-      orderType: numberOrNull(raw.order_type),
-      filledAmountOpen: amount(raw.filled_amount_open),
-      filledAmountClose: amount(raw.filled_amount_close),
-      avgPriceOpen: amount(raw.avg_price_open),
-      avgPriceClose: amount(raw.avg_price_close),
-      errorCode: errorCode === 0 ? null : errorCode,
-    },
+    orderType: numberOrNull(raw.order_type),
+    none: 0,
   }
 }

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Timers } from '../../transport/Timers.js'
-import { HistoryGate, resolveHistoryConcurrency } from './HistoryGate.js'
+import { HistoryGate } from './HistoryGate.js'
+import { resolveHistoryConcurrency } from './historyConcurrency.js'
+import { PollRate } from './PollRate.js'
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }))
 afterEach(() => vi.useRealTimers())
@@ -19,7 +21,7 @@ function tasks() {
 
 it('keeps at most `concurrency` requests in flight; the rest start in order as slots free', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(2, timers)
+  const gate = new HistoryGate(2, timers, new PollRate())
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false))
@@ -37,9 +39,10 @@ it('keeps at most `concurrency` requests in flight; the rest start in order as s
 })
 
 it('spreads polls over the interval of the streams polling (with a tenth of headroom); a reconnect backfill is not spaced', async () => {
-  const gate = new HistoryGate(100, new Timers())
+  const pollers = new PollRate()
+  const gate = new HistoryGate(100, new Timers(), pollers)
   const streams = Array.from({ length: 10 }, () => ({}))
-  for (const s of streams) gate.polling(s, 1_000)
+  for (const s of streams) pollers.polling(s, 1_000)
   const { started, make } = tasks()
   const signal = new AbortController().signal
   for (let i = 0; i < 10; i++) void gate.run(make(`poll-${i}`), signal, true)
@@ -52,7 +55,8 @@ it('spreads polls over the interval of the streams polling (with a tenth of head
   expect(polls).toHaveLength(10)
   for (let i = 1; i < polls.length; i++) expect(polls[i]!.at - polls[i - 1]!.at).toBeGreaterThanOrEqual(110)
   // Streams that stop polling widen nothing any more: with none left, polls are not spaced.
-  for (const s of streams) gate.polling(s, undefined)
+  for (const s of streams) pollers.polling(s, undefined)
+  expect(pollers.rate).toBe(0)
   void gate.run(make('late-1'), signal, true)
   void gate.run(make('late-2'), signal, true)
   await vi.advanceTimersByTimeAsync(200)
@@ -60,7 +64,7 @@ it('spreads polls over the interval of the streams polling (with a tenth of head
 })
 
 it('a Retry-After holds every request of the endpoint until it has passed', async () => {
-  const gate = new HistoryGate(4, new Timers())
+  const gate = new HistoryGate(4, new Timers(), new PollRate())
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const first = gate.run(make('throttled'), signal, false)
@@ -76,8 +80,9 @@ it('a Retry-After holds every request of the endpoint until it has passed', asyn
 
 it('an abort takes a waiting request out of the queue (rejected with the reason), and leaves no timer', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(1, timers)
-  gate.polling({}, 10_000)
+  const pollers = new PollRate()
+  pollers.polling({}, 10_000)
+  const gate = new HistoryGate(1, timers, pollers)
   const { started, make } = tasks()
   const busy = new AbortController()
   void gate.run(make('first-poll'), busy.signal, true)

@@ -1,9 +1,5 @@
-import { ServiceError } from '../../errors/ServiceError.js'
 import type { Timers } from '../../transport/Timers.js'
-import { describe } from '../../utils/address.js'
-
-/** History requests of resume streams in flight at once per solver endpoint, by default (a browser's connections per host). */
-export const DEFAULT_HISTORY_CONCURRENCY = 6
+import type { PollRate } from './PollRate.js'
 
 /**
  * Polls of one endpoint start this much further apart than their streams' intervals would ask: a tenth
@@ -31,7 +27,8 @@ interface Waiter {
  *   streams that went down together never poll in lockstep; a reconnect backfill is not spaced;
  * - a `Retry-After` holds the whole endpoint: nothing starts before it has passed.
  *
- * An app's own `search` calls do not wait here.
+ * An app's own `search` calls do not wait here. Loaded on a resume stream's first history request (a
+ * lazy chunk: an app without resume never downloads it).
  */
 export class HistoryGate {
   private active = 0
@@ -41,28 +38,12 @@ export class HistoryGate {
   /** ms since epoch before which no poll starts */
   private nextPoll = 0
   private wake: ReturnType<typeof setTimeout> | undefined
-  /** the streams polling now, each with its interval (ms) */
-  private readonly pollers = new Map<object, number>()
-  /** polls per millisecond the pollers ask for, summed */
-  private rate = 0
-
   constructor(
     readonly concurrency: number,
     private readonly timers: Timers,
+    /** the endpoint's streams polling now (kept by the client: streams start polling before this code loads) */
+    private readonly pollers: PollRate,
   ) {}
-
-  /** A stream started (`intervalMs`) or stopped (`undefined`) polling: the spacing of polls follows. */
-  polling(stream: object, intervalMs: number | undefined): void {
-    const had = this.pollers.get(stream)
-    if (had === intervalMs) return
-    if (had !== undefined) this.rate -= 1 / had
-    if (intervalMs === undefined) this.pollers.delete(stream)
-    else {
-      this.pollers.set(stream, intervalMs)
-      this.rate += 1 / intervalMs
-    }
-    if (this.pollers.size === 0) this.rate = 0
-  }
 
   /** Runs `task` when the gate lets it (see the class); an abort takes it out of the queue. */
   run<T>(task: () => Promise<T>, signal: AbortSignal, poll: boolean): Promise<T> {
@@ -107,7 +88,8 @@ export class HistoryGate {
       }
       const [w] = this.waiting.splice(at, 1) as [Waiter]
       w.signal.removeEventListener('abort', w.onAbort)
-      if (w.poll && this.rate > 0) this.nextPoll = now + POLL_HEADROOM / this.rate
+      const rate = this.pollers.rate
+      if (w.poll && rate > 0) this.nextPoll = now + POLL_HEADROOM / rate
       this.active++
       w.task().then(
         (value) => this.done(() => w.resolve(value)),
@@ -132,13 +114,4 @@ export class HistoryGate {
       this.pump()
     }, Math.max(1, ms))
   }
-}
-
-/** Checks `search.concurrency` (a positive integer), at client creation. */
-export function resolveHistoryConcurrency(value: unknown): number {
-  if (value === undefined) return DEFAULT_HISTORY_CONCURRENCY
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ServiceError('INVALID_PARAMETERS', `search.concurrency must be a positive integer (history requests of resume streams in flight per solver), got ${describe(value)}`)
-  }
-  return value
 }
