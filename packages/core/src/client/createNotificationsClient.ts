@@ -6,11 +6,12 @@ import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
-import { type NotificationsStreamClient, createStreamClient, warnOnce } from '../stream/createStreamClient.js'
+import { type NotificationsStreamClient, createStreamClient, timersOf, warnOnce } from '../stream/createStreamClient.js'
 import { createResumeFeature } from '../stream/resume/resumeFeature.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
-import { waitForQuote } from '../quotes/waitForQuote.js'
+import { ServiceError } from '../errors/ServiceError.js'
+import { type CheckedWait, checkWaitFor } from '../quotes/checkWaitFor.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { map } from 'rxjs'
 import type { IterableObservable } from '../stream/IterableObservable.js'
@@ -55,6 +56,20 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
     searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
     quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions, openBooks),
-    waitFor: (params, waitOptions) => waitForQuote(stream, backfill, params, waitOptions),
+    // A chunk of its own, fetched when a wait starts (an app that never waits does not download it).
+    // Arguments are checked at the call; the wait is a chunk of its own, fetched when one starts (an app
+    // that never waits does not download it). Bad arguments reject like every other outcome.
+    waitFor: (params, waitOptions) => {
+      let checked: CheckedWait
+      try {
+        checked = checkWaitFor(params, waitOptions)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return import('../quotes/waitForQuote.js').then(
+        ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream)),
+        (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `waitFor could not load its code: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause })),
+      )
+    },
   }
 }

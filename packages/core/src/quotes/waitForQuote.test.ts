@@ -46,8 +46,8 @@ it('its deadline and chase are the client’s timers: counted in stats().timers 
   const client = fakeClient({ lingerMs: 0 })
   const controller = new AbortController()
   const waiting = client.waitFor({ account, quoteId: 7, solverId: 'enigma' }, { until: 'closed', signal: controller.signal }).catch((e: { code: string }) => e.code)
-  // the deadline, and the first chase (armed until the socket opens)
-  expect(client.stats().timers).toBeGreaterThanOrEqual(2)
+  // the deadline, and the first chase (armed until the socket opens), once its code has loaded
+  await expect.poll(() => client.stats().timers).toBeGreaterThanOrEqual(2)
   controller.abort()
   expect(await waiting).toBe('ABORTED')
   expect(client.stats()).toMatchObject({ subscriptions: 0, timers: 0 })

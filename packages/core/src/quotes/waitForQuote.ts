@@ -3,11 +3,13 @@ import type { NotificationsConfigInput, ResolvedSolver } from '../config/types.j
 import { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { BackfillFetch } from '../search/backfill.js'
-import { type NotificationsStreamClient, timersOf } from '../stream/createStreamClient.js'
-import { type Address, assertAddress, describe } from '../utils/address.js'
+import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
+import type { Timers } from '../transport/Timers.js'
+import type { Address } from '../utils/address.js'
 import { setLongTimeout } from '../utils/setLongTimeout.js'
 import type { QuoteLedger } from './QuoteLedger.js'
-import type { QuoteState, QuoteStatus, WaitForOptions, WaitForParams } from './QuoteState.js'
+import type { QuoteState, WaitForOptions, WaitForParams } from './QuoteState.js'
+import type { CheckedWait } from './checkWaitFor.js'
 
 /** The chase: first at once (or after this when the socket is slow to open), doubling up to the cap. */
 const CHASE_FIRST_MS = 500
@@ -15,23 +17,26 @@ const CHASE_MAX_MS = 10_000
 /** History rows one chase may read (a quote has a handful; this bounds a rasa account-wide read). */
 const CHASE_MAX_ROWS = 10_000
 
-const STATUSES: ReadonlySet<string> = new Set<QuoteStatus>(['pending', 'open', 'closing', 'closed', 'cancelling', 'cancelled', 'failed', 'liquidated', 'unknown'])
-
 /**
  * `client.waitFor` (docs/architecture.md, "Quote state"): resolves with the quote once `until` holds, from live frames or from
  * history. Solvers do not announce every confirmation, so while the live stream is silent about the
  * quote it chases history for it (500 ms, doubling to 10 s). Settling clears everything it started:
- * the stream, the timer, the request in flight.
+ * the stream, the timer, the request in flight. A chunk of its own (the client loads it when a wait
+ * starts): it imports nothing of the live path at run time, so a live-only bundle stays as it is.
  */
 export function waitForQuote<C extends NotificationsConfigInput>(
   stream: NotificationsStreamClient<C>,
   history: (solver: ResolvedSolver, account: Address) => BackfillFetch,
   params: WaitForParams,
   options: WaitForOptions,
+  /** the options as {@link checkWaitFor} checked them */
+  checked: CheckedWait,
+  /** the client's timers: what a wait arms shows in `stats().timers` */
+  timers: Timers,
 ): Promise<QuoteState> {
-  // Bad arguments reject the Promise like every other outcome: an app's `.catch` sees them.
+  // A solver that cannot be resolved rejects the Promise like every other outcome.
   try {
-    return start(stream, history, params, options)
+    return start(stream, history, params, options, checked, timers)
   } catch (error) {
     return Promise.reject(error)
   }
@@ -42,33 +47,13 @@ function start<C extends NotificationsConfigInput>(
   history: (solver: ResolvedSolver, account: Address) => BackfillFetch,
   params: WaitForParams,
   options: WaitForOptions,
+  checked: CheckedWait,
+  timers: Timers,
 ): Promise<QuoteState> {
-  if (options === null || typeof options !== 'object') {
-    throw new ServiceError('INVALID_PARAMETERS', 'waitFor needs options with until, e.g. waitFor({ account, quoteId }, { until: "closed" })')
-  }
-  assertAddress(params?.account)
   const { quoteId, tempQuoteId } = params
-  if ((quoteId === undefined) === (tempQuoteId === undefined)) {
-    throw new ServiceError('INVALID_PARAMETERS', 'waitFor needs exactly one of quoteId (the on-chain id) or tempQuoteId (the temporary, negative id)')
-  }
-  if (quoteId !== undefined && !(Number.isInteger(quoteId) && quoteId > 0)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor quoteId must be a positive integer (the on-chain id), got ${describe(quoteId)}; a negative id is a tempQuoteId`)
-  }
-  if (tempQuoteId !== undefined && !(Number.isInteger(tempQuoteId) && tempQuoteId < 0)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor tempQuoteId must be a negative integer, got ${describe(tempQuoteId)}; a positive id is a quoteId`)
-  }
-  const until = predicateOf(options?.until)
-  const timeoutMs = options.timeoutMs ?? 120_000
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor timeoutMs must be a positive number of milliseconds, got ${describe(timeoutMs)}`)
-  }
-  const maxTransitions = options.maxTransitions ?? 50
-  if (typeof maxTransitions !== 'number' || !Number.isInteger(maxTransitions) || maxTransitions <= 0) {
-    throw new ServiceError('INVALID_PARAMETERS', `waitFor maxTransitions must be a positive integer, got ${describe(maxTransitions)}`)
-  }
+  const { until, timeoutMs, maxTransitions } = checked
   const solver = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId })
   // The client's timers: the deadline and the chase show in stats().timers and are cleared with the rest.
-  const timers = timersOf(stream)
   const account = params.account
   const fetch = history(solver, account)
   const signal = options.signal
@@ -194,17 +179,4 @@ function start<C extends NotificationsConfigInput>(
       (cause: unknown) => finish(() => reject(new ServiceError('NETWORK', `waitFor could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause }))),
     )
   })
-}
-
-function predicateOf(until: WaitForOptions['until'] | undefined): (quote: QuoteState) => boolean {
-  if (typeof until === 'function') return until
-  const list = typeof until === 'string' ? [until] : Array.isArray(until) ? until : undefined
-  if (!list || list.length === 0 || list.some((s) => typeof s !== 'string' || !STATUSES.has(s))) {
-    throw new ServiceError(
-      'INVALID_PARAMETERS',
-      `waitFor until must be a quote status (${[...STATUSES].join(', ')}), a list of them, or a function of the quote; got ${JSON.stringify(until)}`,
-    )
-  }
-  const wanted = new Set<string>(list)
-  return (quote) => wanted.has(quote.status)
 }

@@ -232,16 +232,13 @@ export class Connection {
 
   /** Opens the socket once a dial slot is free (at once when one is). */
   private handshake(url: string): void {
-    if (this.ctx.gate.tryEnter()) {
-      this.holdsSlot = true
-      this.open(url)
-      return
-    }
-    this.cancelWait = this.ctx.gate.wait(() => {
+    const go = () => {
       this.cancelWait = undefined
       this.holdsSlot = true
       this.open(url)
-    })
+    }
+    if (this.ctx.gate.tryEnter()) go()
+    else this.cancelWait = this.ctx.gate.wait(go)
   }
 
   private authFailed(cause: unknown): void {
