@@ -4,6 +4,7 @@ import type { ConfigSchemaKit } from '../protocol/ProtocolModule.js'
 import { describe } from '../utils/address.js'
 import { redactUrl } from '../utils/redactUrl.js'
 import { HEADER_NAME, HEADER_VALUE } from './auth.js'
+import { hostOf } from './hostOf.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 
 /**
@@ -136,13 +137,15 @@ function checkUrl(value: string, path: string, schemes: readonly string[], allow
     add(path, `expected a ${expected} URL, got ${describe(redactUrl(value))}`)
     return
   }
+  // Read from the text: React Native's URL has an empty hostname for ws: URLs.
+  const host = url.hostname || hostOf(value)
   // A DNS name has at most 253 characters; a longer one is a paste gone wrong, refused here rather than at every dial.
-  if (url.hostname.length > 253) {
-    add(path, `the host name is ${url.hostname.length} characters long; a host name has at most 253. Check the URL.`)
+  if (host.length > 253) {
+    add(path, `the host name is ${host.length} characters long; a host name has at most 253. Check the URL.`)
     return
   }
   const clearText = url.protocol === 'ws:' || url.protocol === 'http:'
-  if (clearText && !allowInsecure && !isLoopbackHost(url.hostname)) {
-    add(path, `${url.protocol}// to ${url.hostname} would send account data in clear text; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or set allowInsecureTransport: true`)
+  if (clearText && !allowInsecure && !isLoopbackHost(host)) {
+    add(path, `${url.protocol}// to ${host || describe(redactUrl(value))} would send account data in clear text; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or set allowInsecureTransport: true`)
   }
 }

@@ -1,3 +1,4 @@
+import { hostOf } from '../config/hostOf.js'
 import { isLoopbackHost } from '../config/isLoopbackHost.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { AnyProtocolSearch } from '../protocol/searchProtocols.js'
@@ -26,8 +27,9 @@ export function validateSearchParams(params: SearchNotificationsParams, search: 
       /* reported below */
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw invalid(`baseUrl must be an http(s) URL, got ${describe(params.baseUrl)}`)
-    if (url.protocol === 'http:' && !allowInsecureTransport && !isLoopbackHost(url.hostname)) {
-      throw invalid(`baseUrl ${describe(params.baseUrl)} would send account data in clear text; use https:// or set allowInsecureTransport on the config`)
+    const host = url.hostname || hostOf(params.baseUrl)
+    if (url.protocol === 'http:' && !allowInsecureTransport && !isLoopbackHost(host)) {
+      throw invalid(`baseUrl: http:// to ${host} would send account data in clear text; use https:// or set allowInsecureTransport on the config`)
     }
   }
 }
