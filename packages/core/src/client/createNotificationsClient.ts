@@ -47,8 +47,9 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   // History requests (search, paging, backfill, waitFor's chase) ask the same auth as the sockets.
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
-  const resume = createResumeFeature(http, backfill)
-  const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce))
+  // The gates arm their timers on the client's (created below; asked only when a read happens).
+  const resume = createResumeFeature(http, backfill, () => timersOf(stream))
+  const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce, resume.read))
   const openBooks = new Set<() => QuoteBookSnapshot>()
   return {
     ...stream,

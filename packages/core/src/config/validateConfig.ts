@@ -4,7 +4,6 @@ import type { ConfigSchemaKit } from '../protocol/ProtocolModule.js'
 import { describe } from '../utils/address.js'
 import { redactUrl } from '../utils/redactUrl.js'
 import { HEADER_NAME, HEADER_VALUE } from './auth.js'
-import { hostOf } from './hostOf.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 
 /**
@@ -137,8 +136,9 @@ function checkUrl(value: string, path: string, schemes: readonly string[], allow
     add(path, `expected a ${expected} URL, got ${describe(redactUrl(value))}`)
     return
   }
-  // Read from the text: React Native's URL has an empty hostname for ws: URLs.
-  const host = url.hostname || hostOf(value)
+  // React Native's URL has an empty hostname for ws:/wss: URLs (not a special scheme there): the
+  // same URL read as http:// (which it parses fully) gives it.
+  const host = url.hostname || new URL(`http${value.slice(url.protocol.length - 1)}`).hostname
   // A DNS name has at most 253 characters; a longer one is a paste gone wrong, refused here rather than at every dial.
   if (host.length > 253) {
     add(path, `the host name is ${host.length} characters long; a host name has at most 253. Check the URL.`)
@@ -146,6 +146,6 @@ function checkUrl(value: string, path: string, schemes: readonly string[], allow
   }
   const clearText = url.protocol === 'ws:' || url.protocol === 'http:'
   if (clearText && !allowInsecure && !isLoopbackHost(host)) {
-    add(path, `${url.protocol}// to ${host || describe(redactUrl(value))} would send account data in clear text; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or set allowInsecureTransport: true`)
+    add(path, `${url.protocol}// to ${host} would send account data in clear text; use ${url.protocol === 'ws:' ? 'wss' : 'https'}:// or set allowInsecureTransport: true`)
   }
 }

@@ -19,8 +19,8 @@ export interface BackfillRequest {
   /** whether the stream delivered this one already (live): such rows do not count against `maxRows` */
   known(n: Notification): boolean
   signal: AbortSignal
-  /** history stands in for a socket that is down (a poll): spread with the endpoint's other polls */
-  poll?: boolean | undefined
+  /** history stands in for a socket that is down (a poll): the stream's poll interval (ms); polls are spread per endpoint */
+  poll?: number | undefined
   /** only this quote's rows (a `waitFor` chase), searched by its id where the service can */
   quote?: { quoteId?: number | undefined; tempQuoteId?: number | undefined } | undefined
 }

@@ -1,4 +1,3 @@
-import { hostOf } from '../config/hostOf.js'
 import { isLoopbackHost } from '../config/isLoopbackHost.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import type { AnyProtocolSearch } from '../protocol/searchProtocols.js'
@@ -27,7 +26,7 @@ export function validateSearchParams(params: SearchNotificationsParams, search: 
       /* reported below */
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw invalid(`baseUrl must be an http(s) URL, got ${describe(params.baseUrl)}`)
-    const host = url.hostname || hostOf(params.baseUrl)
+    const host = url.hostname
     if (url.protocol === 'http:' && !allowInsecureTransport && !isLoopbackHost(host)) {
       throw invalid(`baseUrl: http:// to ${host} would send account data in clear text; use https:// or set allowInsecureTransport on the config`)
     }

@@ -248,7 +248,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     work.inFlight = controller
     ctx.stats.backfills.runs++
     this.status({ state: 'started', since })
-    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal, poll }, this.account).then(
+    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.account).then(
       (result) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined

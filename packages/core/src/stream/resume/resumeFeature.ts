@@ -2,6 +2,8 @@ import type { ResolvedSolver } from '../../config/types.js'
 import type { createBackfill } from '../../search/backfill.js'
 import type { SearchHttpOptions } from '../../search/postJson.js'
 import { searchUnavailable } from '../../search/searchUnavailable.js'
+import type { HistoryReader } from '../../transport/ListenerPool.js'
+import type { Timers } from '../../transport/Timers.js'
 import type { ResumeFeature } from '../createStreamClient.js'
 import { StreamObservable } from '../IterableObservable.js'
 import { checkpointKey } from './CheckpointStore.js'
@@ -18,23 +20,37 @@ import { resolveResumeSettings } from './resumeOptions.js'
  * code loads with the first history request.
  *
  * @example
- * const resume = createResumeFeature({ timeoutMs: 5_000 }, createBackfill({}))
+ * const resume = createResumeFeature({ timeoutMs: 5_000 }, createBackfill({}), () => timersOf(client))
  */
-export function createResumeFeature(http: SearchHttpOptions, backfill: ReturnType<typeof createBackfill>): ResumeFeature {
+export function createResumeFeature(
+  http: SearchHttpOptions,
+  backfill: ReturnType<typeof createBackfill>,
+  /** the client's timers (what the gates arm shows in `stats().timers`), asked when first needed */
+  timersOf: () => Timers,
+): ResumeFeature & { read: HistoryReader } {
   const concurrency = resolveHistoryConcurrency(http.concurrency)
   const contexts = new Map<ResolvedSolver, ResumeContext>()
+  const gates = new Map<ResolvedSolver, { pollers: PollRate; gate?: HistoryGate }>()
   let gateModule: Promise<typeof import('./HistoryGate.js')> | undefined
+  const gateOf = (solver: ResolvedSolver) => {
+    let g = gates.get(solver)
+    if (!g) gates.set(solver, (g = { pollers: new PollRate() }))
+    return g
+  }
+  /** This tab's history reads of a solver, through its gate (its code loads with the first read). */
+  const read: HistoryReader = async (solver, account, ask) => {
+    const g = gateOf(solver)
+    const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
+    g.gate ??= new HistoryGate(concurrency, timersOf(), g.pollers)
+    return g.gate.run(() => backfill(solver, account)({ ...ask, known: ask.known ?? never }), ask.signal, ask.poll !== undefined)
+  }
   const contextOf = (solver: ResolvedSolver, { pool, transport, stats, clientClosed }: Parameters<ResumeFeature['observe']>[0]): ResumeContext => {
     let ctx = contexts.get(solver)
     if (ctx) return ctx
-    const pollers = new PollRate()
-    let gate: HistoryGate | undefined
+    const { pollers } = gateOf(solver)
     ctx = {
-      fetch: async (request, of) => {
-        const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
-        gate ??= new HistoryGate(concurrency, pool.timers, pollers)
-        return gate.run(() => backfill(solver, of)(request), request.signal, request.poll === true)
-      },
+      // Cross-tab: one reader per stream key per browser (the pool asks the leader tab); else this tab reads.
+      fetch: (request, of) => (pool.history ? pool.history(solver, of, request) : read(solver, of, request)),
       polling: (stream, intervalMs) => pollers.polling(stream, intervalMs),
       keyOf: (of) => checkpointKey(solver.chainId, solver.solverId, of),
       release: (stream) => pool.release(stream),
@@ -49,6 +65,7 @@ export function createResumeFeature(http: SearchHttpOptions, backfill: ReturnTyp
     return ctx
   }
   return {
+    read,
     observe: (args) => {
       const { wanted, solver, account, view, pool } = args
       // A checkpoint read gets the search deadline.
@@ -73,3 +90,5 @@ export function createResumeFeature(http: SearchHttpOptions, backfill: ReturnTyp
     },
   }
 }
+
+const never = () => false

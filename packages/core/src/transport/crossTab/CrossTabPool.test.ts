@@ -1,5 +1,5 @@
-import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
-import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeLocks } from '../../../test/FakeLocks.js'
 import { record } from '@solver-notifications/test-support'
 import { type NotificationsClient, createNotificationsClient } from '../../client/createNotificationsClient.js'
@@ -93,14 +93,15 @@ it('the leader tab closes while lifecycles are published: another leads, and eve
   }
 })
 
-it('a late tab gets the current status at once; a tab that unsubscribes releases only its share', async () => {
+it('a late tab is connecting until the leader serves it, then gets the current status; a tab that unsubscribes releases only its share', async () => {
   const first = openTab()
   const a = record(first.status({ account: A, solverId: 'alpha' }))
   await until(() => a.values.at(-1) === 'open', 'open')
   const second = openTab()
   const b = record(second.status({ account: A, solverId: 'alpha' }))
   await until(() => b.values.at(-1) === 'open', 'the late tab to see open')
-  expect(b.values).toEqual(['open'])
+  // Nothing reaches it before the leader serves it (a resume stream backfills that stretch).
+  expect(b.values).toEqual(['connecting', 'open'])
   const [leader, followerSub] = first.stats().crossTab!.role === 'leader' ? [first, b] : [second, a]
   expect(leader.stats().subscriptions).toBe(2) // its own stream and the one it serves for the other tab
   followerSub.subscription.unsubscribe()
@@ -219,4 +220,50 @@ it('a tab joins on its first stream: a client made and never used (React StrictM
   const { held } = await locks.query()
   expect(held.filter((l) => l.name.includes(':alive:'))).toHaveLength(1)
   expect(used.stats().crossTab).toMatchObject({ role: 'leader', tabs: 1 })
+})
+
+describe.each(['alpha', 'beta'] as const)('one history reader per stream key per browser (solver %s)', (solverId) => {
+  const simOf = () => (solverId === 'alpha' ? enigma : rasa)
+  // What history gives back of a lifecycle stored while nobody listened: enigma keeps every transition, rasa the latest state.
+  const recoverable = (frames: SimulatorFrame[]) => (solverId === 'alpha' ? frames : frames.slice(-1)).map((f) => f.id as string)
+  const finished = (events: NotificationEvent[]) => events.filter((e) => e.type === 'status' && e.backfill !== undefined && e.backfill.state !== 'started').length
+
+  it('a socket drop: every tab backfills, but history is read once, and each tab delivers what was missed once', async () => {
+    const sim = simOf()
+    const all = [openTab(), openTab(), openTab()]
+    const streams = all.map((t) => record(t.events({ account: A, solverId }, { resume: true })))
+    await sim.waitForSubscribers(A)
+    await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
+    // The first open's backfills are done in every tab.
+    await until(() => streams.every((s) => finished(s.values) >= 1), 'the first backfills')
+    const before = sim.httpRequests().length
+    const done = streams.map((s) => finished(s.values))
+    sim.refuseSockets()
+    await sim.dropAll(1012)
+    const missed = recoverable((await sim.instantOpen(A)).frames)
+    sim.refuseSockets(false)
+    await until(() => streams.every((s, i) => finished(s.values) > done[i]!), 'a backfill in every tab after the drop')
+    await until(() => streams.every((s) => missed.every((id) => ids(s.values).includes(id))), 'every tab to deliver what was missed')
+    // One read for the three tabs' streams of the key (each backfill is one page here).
+    expect(sim.httpRequests().length - before).toBe(1)
+    for (const s of streams) expect(ids(s.values).filter((id) => missed.includes(id as string))).toEqual(missed)
+  }, 20_000)
+
+  it('polling while sockets are refused: the leader reads for every tab (polls of the key share its reads)', async () => {
+    const sim = simOf()
+    sim.refuseSockets()
+    const all = [openTab(), openTab(), openTab()]
+    const streams = all.map((t) => record(t.events({ account: A, solverId }, { resume: { poll: { afterMs: 50, intervalMs: 300 } } })))
+    await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
+    const stored = recoverable((await sim.instantOpen(A)).frames)
+    await until(() => streams.every((s) => stored.every((id) => ids(s.values).includes(id))), 'every tab to deliver the stored lifecycle from history')
+    const base = sim.httpRequests().length
+    const polled = streams.reduce((sum, s) => sum + finished(s.values), 0)
+    await until(() => streams.reduce((sum, s) => sum + finished(s.values), 0) >= polled + 15, '15 more polls across the tabs')
+    const polls = streams.reduce((sum, s) => sum + finished(s.values), 0) - polled
+    const reads = sim.httpRequests().length - base
+    // Each tab reading for itself makes one request per poll; one reader per browser about a third.
+    expect(reads / polls).toBeLessThan(0.6)
+    for (const s of streams) expect(ids(s.values).filter((id) => stored.includes(id as string))).toEqual(stored)
+  }, 20_000)
 })

@@ -2,12 +2,14 @@ import type { NotificationsConfig, ResolvedSolver } from '../../config/types.js'
 import { ServiceError } from '../../errors/ServiceError.js'
 import type { Notification } from '../../protocol/types.js'
 import type { Address } from '../../utils/address.js'
-import { type ListenerPool, PooledListener } from '../ListenerPool.js'
+import type { HistoryAnswer, HistoryAsk, HistoryReader, ListenerPool } from '../ListenerPool.js'
+import { PooledListener } from '../ListenerPool.js'
 import type { Lease, SocketPool } from '../SocketPool.js'
 import type { Listener, TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
 import { LeaderElection, type LocksLike } from './LeaderElection.js'
 import { BEAT_MS, GONE_MS, TabPeers } from './TabPeers.js'
-import { type TabMessage, TAB_PROTOCOL, fromWire, parseTabMessage, toWire } from './tabMessages.js'
+import { HistoryBroker } from './HistoryBroker.js'
+import { type TabMessage, TAB_PROTOCOL, type WireAnswer, fromWire, parseTabMessage, toWire } from './tabMessages.js'
 
 /**
  * What `stats().crossTab` reports.
@@ -31,8 +33,19 @@ interface Sub {
   served: boolean
 }
 
+const CONNECTING = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 } as const)
+
+/** A history read this tab asked of the leader, waiting for its answer. */
+interface Ask {
+  solver: ResolvedSolver
+  account: Address
+  ask: HistoryAsk
+  resolve: (answer: HistoryAnswer) => void
+  reject: (error: unknown) => void
+}
+
 /** Whether a forwarded notification is one of this stream's: the same checks a socket frame passes. */
-function belongsTo(n: Notification, sub: Sub): boolean {
+function belongsTo(n: Notification, sub: Pick<Sub, 'solver' | 'account'>): boolean {
   return (
     n.account.toLowerCase() === sub.account.toLowerCase() &&
     n.chainId === sub.solver.chainId &&
@@ -87,6 +100,10 @@ export class CrossTabPool implements ListenerPool {
   private readonly served = new Map<string, Forward>()
   private dropped = 0
   private nextSid = 0
+  /** history reads asked of the leader, by request id */
+  private readonly asks = new Map<string, Ask>()
+  /** this tab's reads for every tab while it leads (and its own, always) */
+  private readonly broker: HistoryBroker
   private beat: ReturnType<typeof setInterval> | undefined
   private closed = false
   private readonly startedAt = Date.now()
@@ -97,8 +114,10 @@ export class CrossTabPool implements ListenerPool {
     name: string,
     locks: LocksLike,
     private readonly isVisible: () => boolean,
+    read: HistoryReader,
   ) {
     this.timers = local.timers
+    this.broker = new HistoryBroker(read, local.timers)
     const lockName = `solver-notifications:${name}`
     this.channel = new BroadcastChannel(lockName)
     this.channel.onmessage = (event: MessageEvent) => this.receive(event.data)
@@ -118,7 +137,8 @@ export class CrossTabPool implements ListenerPool {
     })
   }
 
-  acquire(solver: ResolvedSolver, account: Address, listener: Listener & Lease): void {
+  /** `announced`: the stream was told `connecting` already (it waited for this pool to load). */
+  acquire(solver: ResolvedSolver, account: Address, listener: Listener & Lease, announced = false): void {
     if (this.closed) {
       this.local.acquire(solver, account, listener) // a closed pool answers `closed` and completes
       return
@@ -130,7 +150,12 @@ export class CrossTabPool implements ListenerPool {
     if (this.role === 'leader') {
       sub.served = true
       this.local.acquire(solver, account, listener)
-    } else this.subscribeRemote(sub)
+      return
+    }
+    // Not served until the leader has it: nothing reaches it meanwhile, so it is `connecting` (a resume
+    // stream then backfills what was published until the leader's `open` reaches it).
+    if (!announced) listener.event(CONNECTING)
+    this.subscribeRemote(sub)
   }
 
   release(listener: Listener & Lease): void {
@@ -139,6 +164,31 @@ export class CrossTabPool implements ListenerPool {
     if (sub) this.bySid.delete(sub.sid)
     this.local.release(listener)
     if (sub && this.role === 'follower' && this.leader) this.post({ v: 1, t: 'unsub', tab: this.id, to: this.leader, sid: sub.sid })
+  }
+
+  /**
+   * One history reader per stream key per browser: the leader reads (its asks and the other tabs' of
+   * the same key become one read), a follower asks the leader and gets the answer over the channel; an
+   * ask outlives a change of leader (it goes to the next one, or is read here when this tab leads).
+   */
+  history(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
+    if (this.role === 'leader' || this.closed) return this.broker.read(solver, account, ask)
+    return new Promise<HistoryAnswer>((resolve, reject) => {
+      if (ask.signal.aborted) {
+        reject(ask.signal.reason)
+        return
+      }
+      const rid = `${this.id}:h${++this.nextSid}`
+      this.asks.set(rid, { solver, account, ask, resolve, reject })
+      ask.signal.addEventListener(
+        'abort',
+        () => {
+          if (this.asks.delete(rid)) reject(ask.signal.reason)
+        },
+        { once: true },
+      )
+      this.sendAsk(rid)
+    })
   }
 
   close(): void {
@@ -155,8 +205,64 @@ export class CrossTabPool implements ListenerPool {
     }
     this.mine.clear()
     this.bySid.clear()
+    for (const a of this.asks.values()) a.reject(new ServiceError('ABORTED', 'The client was closed while history was being read.'))
+    this.asks.clear()
     this.election.close()
     this.channel.close()
+  }
+
+  /** Sends an ask to the leader (kept until one is known, and sent again to each new one). */
+  private sendAsk(rid: string): void {
+    const a = this.asks.get(rid)
+    if (!a || !this.leader || this.leader === this.id) return
+    const { solver, account, ask } = a
+    this.post({ v: 1, t: 'hq', tab: this.id, to: this.leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
+  }
+
+  /** This tab reads what it had asked of the leader (it leads now). */
+  private readAsksHere(): void {
+    const asks = [...this.asks.values()]
+    this.asks.clear()
+    for (const a of asks) this.broker.read(a.solver, a.account, a.ask).then(a.resolve, a.reject)
+  }
+
+  /** Reads history for a follower and answers it over the channel. */
+  private answerAsk(m: Extract<TabMessage, { t: 'hq' }>): void {
+    let solver: ResolvedSolver
+    try {
+      solver = this.config.getSolver({ chainId: m.chainId, solverId: m.solverId })
+    } catch {
+      this.dropped++
+      return
+    }
+    // The asker cannot abort a read of another tab; its answer is simply not used then.
+    const reply = (answer: WireAnswer) => this.post({ v: 1, t: 'hr', tab: this.id, to: m.tab, rid: m.rid, answer })
+    this.broker.read(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
+      (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
+      (error: unknown) => {
+        const e = error instanceof ServiceError ? error : new ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
+        const retryAfterMs = (error as { retryAfterMs?: unknown })?.retryAfterMs
+        reply({ ok: false, error: { code: e.code, message: e.message, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined } })
+      },
+    )
+  }
+
+  /** The leader's answer to one of this tab's asks, checked like forwarded notifications. */
+  private answered(m: Extract<TabMessage, { t: 'hr' }>): void {
+    const a = m.tab === this.leader ? this.asks.get(m.rid) : undefined
+    if (!a) return
+    this.asks.delete(m.rid)
+    const { answer } = m
+    if (!answer.ok) {
+      a.reject(Object.assign(new ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
+      return
+    }
+    if (!answer.notifications.every((n) => belongsTo(n, a))) {
+      this.dropped++
+      a.reject(new ServiceError('INVALID_RESPONSE', 'The tab holding the sockets answered a history read with notifications of another stream; it is read again.'))
+      return
+    }
+    a.resolve({ notifications: answer.notifications, truncated: answer.truncated, foreign: answer.foreign, overlong: answer.overlong })
   }
 
   stats(): CrossTabStats {
@@ -197,6 +303,8 @@ export class CrossTabPool implements ListenerPool {
       sub.served = true
       this.local.acquire(sub.solver, sub.account, listener)
     }
+    // What this tab had asked of the leader it reads itself now.
+    this.readAsksHere()
   }
 
   private becomeFollower(leader: string | undefined): void {
@@ -356,6 +464,13 @@ export class CrossTabPool implements ListenerPool {
       case 'c':
         if (m.tab === this.leader) this.whenLeader(m.tab, () => this.bySid.get(m.sid)?.complete())
         return
+      case 'hq':
+        this.peers.seen(m.tab)
+        if (this.role === 'leader') this.answerAsk(m)
+        return
+      case 'hr':
+        this.answered(m)
+        return
     }
   }
 
@@ -366,5 +481,7 @@ export class CrossTabPool implements ListenerPool {
       this.gap(listener, sub, 'another tab holds the sockets now')
       this.subscribeRemote(sub)
     }
+    // History reads asked of the leader before go to this one (an answer of the old one is not believed).
+    for (const rid of this.asks.keys()) this.sendAsk(rid)
   }
 }

@@ -1,6 +1,6 @@
 import type { ResolvedSolver } from '../../config/types.js'
 import type { Address } from '../../utils/address.js'
-import type { ListenerPool } from '../ListenerPool.js'
+import type { HistoryAnswer, HistoryAsk, HistoryReader, ListenerPool } from '../ListenerPool.js'
 import type { Lease, SocketPool } from '../SocketPool.js'
 import type { Listener } from '../TransportEvent.js'
 import type { CrossTabPool, CrossTabStats } from './CrossTabPool.js'
@@ -17,7 +17,7 @@ type Held = Listener & Lease
  */
 export class DeferredCrossTabPool implements ListenerPool {
   readonly timers: SocketPool['timers']
-  private real: ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'> | undefined
+  private real: (ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'>) | undefined
   private readonly waiting = new Map<Held, { solver: ResolvedSolver; account: Address }>()
   /** claims made before the pool loaded: key → withdrawals to call once it has */
   private readonly claims = new Map<symbol, { key: string; withdraw?: () => void }>()
@@ -28,6 +28,8 @@ export class DeferredCrossTabPool implements ListenerPool {
     private readonly local: SocketPool,
     private readonly load: () => Promise<ListenerPool & Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'>>,
     private readonly warn: (message: string) => void,
+    /** this tab's own history reader, until the shared one is loaded (or when it could not be) */
+    private readonly read: HistoryReader,
   ) {
     this.timers = local.timers
   }
@@ -56,6 +58,9 @@ export class DeferredCrossTabPool implements ListenerPool {
     if (this.real) this.real.acquire(solver, account, listener)
     else if (this.closed) this.local.acquire(solver, account, listener) // answers `closed` and completes
     else {
+      // Nothing reaches it until the pool is there: `connecting` (a resume stream then backfills what
+      // was published meanwhile, from when it subscribed).
+      listener.event({ type: 'status', status: 'connecting', attempt: 0 })
       this.waiting.set(listener, { solver, account })
       this.start()
     }
@@ -79,6 +84,11 @@ export class DeferredCrossTabPool implements ListenerPool {
       listener.complete()
     }
     this.waiting.clear()
+  }
+
+  /** History reads go to the shared pool once it exists (one reader per stream key per browser); this tab reads until then. */
+  history(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
+    return this.real?.history ? this.real.history(solver, account, ask) : this.read(solver, account, ask)
   }
 
   claim(key: string): () => void {
@@ -107,7 +117,7 @@ export class DeferredCrossTabPool implements ListenerPool {
     for (const claim of this.claims.values()) claim.withdraw = this.real.claim(claim.key)
     const waiting = [...this.waiting]
     this.waiting.clear()
-    for (const [listener, { solver, account }] of waiting) this.real.acquire(solver, account, listener)
+    for (const [listener, { solver, account }] of waiting) (this.real.acquire as CrossTabPool['acquire'])(solver, account, listener, true)
   }
 }
 

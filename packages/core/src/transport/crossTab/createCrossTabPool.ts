@@ -1,4 +1,5 @@
 import type { NotificationsConfig } from '../../config/types.js'
+import type { HistoryReader } from '../ListenerPool.js'
 import type { SocketPool } from '../SocketPool.js'
 import { DeferredCrossTabPool } from './DeferredCrossTabPool.js'
 import type { LocksLike } from './LeaderElection.js'
@@ -9,7 +10,14 @@ import type { LocksLike } from './LeaderElection.js'
  * bundlers put it in a chunk of its own, fetched only by apps that turn `crossTab` on, when their
  * first stream starts.
  */
-export function createCrossTabPool(local: SocketPool, config: NotificationsConfig, option: true | { name?: string | undefined }, warn: (message: string) => void): DeferredCrossTabPool | undefined {
+export function createCrossTabPool(
+  local: SocketPool,
+  config: NotificationsConfig,
+  option: true | { name?: string | undefined },
+  warn: (message: string) => void,
+  /** how this tab reads history (the leader reads for every tab through it) */
+  read: HistoryReader,
+): DeferredCrossTabPool | undefined {
   const locks = (globalThis as { navigator?: { locks?: LocksLike } }).navigator?.locks
   if (typeof BroadcastChannel !== 'function' || typeof locks?.request !== 'function') {
     warn('crossTab needs Web Locks and BroadcastChannel (browsers); here each client keeps its own sockets.')
@@ -17,6 +25,6 @@ export function createCrossTabPool(local: SocketPool, config: NotificationsConfi
   }
   const doc = (globalThis as { document?: { visibilityState?: string } }).document
   const name = (option === true ? undefined : option.name) ?? 'default'
-  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden'))
-  return new DeferredCrossTabPool(local, load, warn)
+  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read))
+  return new DeferredCrossTabPool(local, load, warn, read)
 }

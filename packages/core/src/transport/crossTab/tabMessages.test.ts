@@ -26,3 +26,16 @@ it('refuses forged types, nested values, and never copies prototype keys', () =>
   expect(parsed?.n.polluted).toBeUndefined()
   expect(({} as Record<string, unknown>).polluted).toBeUndefined()
 })
+
+it('a history answer from the leader is checked like forwarded notifications: one forged row refuses it all; errors keep their Retry-After', () => {
+  const answer = (notifications: unknown[]) => ({ v: 1, t: 'hr', tab: 'leader', to: 'me', rid: 'r1', answer: { ok: true, notifications, truncated: undefined, foreign: 0, overlong: 0 } })
+  const ok = parseTabMessage(structuredClone(answer([base(), base()]))) as { answer: { ok: true; notifications: unknown[] } } | undefined
+  expect(ok?.answer.notifications).toHaveLength(2)
+  expect(parseTabMessage(answer([base(), { ...base(), modifyTime: 'soon' }]))).toBeUndefined()
+  expect(parseTabMessage({ ...answer([]), answer: { ok: true, notifications: [], truncated: { left: 'many' }, foreign: 0, overlong: 0 } })).toBeUndefined()
+  const failed = parseTabMessage({ v: 1, t: 'hr', tab: 'leader', to: 'me', rid: 'r2', answer: { ok: false, error: { code: 'HTTP_STATUS', message: 'busy', retryAfterMs: 3000 } } })
+  expect(failed).toMatchObject({ answer: { ok: false, error: { code: 'HTTP_STATUS', retryAfterMs: 3000 } } })
+  // An ask needs every field of its read.
+  expect(parseTabMessage({ v: 1, t: 'hq', tab: 'f', to: 'leader', rid: 'r3', chainId: 1, solverId: 's', account, since: 'now', maxRows: 10 })).toBeUndefined()
+  expect(parseTabMessage({ v: 1, t: 'hq', tab: 'f', to: 'leader', rid: 'r3', chainId: 1, solverId: 's', account, since: 5, maxRows: 10, poll: 300 })?.t).toBe('hq')
+})

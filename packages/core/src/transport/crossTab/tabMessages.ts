@@ -19,6 +19,15 @@ export type TabMessage =
   | { v: 1; t: 'n'; tab: string; to: string; sid: string; n: Notification }
   | { v: 1; t: 'e'; tab: string; to: string; sid: string; e: WireEvent }
   | { v: 1; t: 'c'; tab: string; to: string; sid: string }
+  /** a history read asked of the leader (one reader per stream key per browser) */
+  | { v: 1; t: 'hq'; tab: string; to: string; rid: string; chainId: number; solverId: string; account: string; since: number; maxRows: number; poll: number | undefined }
+  /** its answer: what history had, or the error */
+  | { v: 1; t: 'hr'; tab: string; to: string; rid: string; answer: WireAnswer }
+
+/** A history answer as it crosses tabs (an error travels as its code, message and Retry-After). */
+export type WireAnswer =
+  | { ok: true; notifications: Notification[]; truncated: { left: number } | undefined; foreign: number; overlong: number }
+  | { ok: false; error: { code: string; message: string; retryAfterMs: number | undefined } }
 
 /** A status or error event as it crosses tabs (an error travels as its code and message). */
 export type WireEvent = TransportStatusEvent | { type: 'error'; error: { code: string; message: string } }
@@ -68,9 +77,36 @@ export function parseTabMessage(data: unknown): TabMessage | undefined {
       const e = addressed && str(data.sid) ? readEvent(data.e) : undefined
       return e ? { v: 1, t: 'e', tab: data.tab as string, to: data.to as string, sid: data.sid as string, e } : undefined
     }
+    case 'hq':
+      return addressed && str(data.rid) && typeof data.chainId === 'number' && str(data.solverId) && str(data.account) && typeof data.since === 'number' && typeof data.maxRows === 'number' && (data.poll === undefined || typeof data.poll === 'number')
+        ? { v: 1, t: 'hq', tab: data.tab as string, to: data.to as string, rid: data.rid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string, since: data.since, maxRows: data.maxRows, poll: data.poll as number | undefined }
+        : undefined
+    case 'hr': {
+      const answer = addressed && str(data.rid) ? readAnswer(data.answer) : undefined
+      return answer ? { v: 1, t: 'hr', tab: data.tab as string, to: data.to as string, rid: data.rid as string, answer } : undefined
+    }
     default:
       return undefined
   }
+}
+
+/** A history answer from the channel, checked like forwarded notifications (one bad row refuses it all). */
+function readAnswer(a: unknown): WireAnswer | undefined {
+  if (!isObject(a)) return undefined
+  if (a.ok === false) {
+    const e = a.error
+    return isObject(e) && str(e.code) && str(e.message) ? { ok: false, error: { code: e.code as string, message: e.message as string, retryAfterMs: typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined } } : undefined
+  }
+  if (a.ok !== true || !Array.isArray(a.notifications) || typeof a.foreign !== 'number' || typeof a.overlong !== 'number') return undefined
+  const truncated = a.truncated
+  if (truncated !== undefined && !(isObject(truncated) && typeof truncated.left === 'number')) return undefined
+  const notifications: Notification[] = []
+  for (const n of a.notifications) {
+    const read = readNotification(n)
+    if (!read) return undefined
+    notifications.push(read)
+  }
+  return { ok: true, notifications, truncated: truncated === undefined ? undefined : { left: (truncated as { left: number }).left }, foreign: a.foreign, overlong: a.overlong }
 }
 
 /** The event a listener receives, rebuilt (errors become `ServiceError`s again). */
