@@ -69,6 +69,7 @@ it('pins the public exports, so the surface changes only on purpose', () => {
       "normalizeNotification",
       "notificationKey",
       "parseNotificationFrame",
+      "reactNativeLifecycle",
       "redactCause",
       "redactText",
       "redactUrl",

@@ -57,20 +57,14 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
     searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
     quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions, openBooks),
-    // A chunk of its own, fetched when a wait starts (an app that never waits does not download it).
     // Arguments are checked at the call; the wait is a chunk of its own, fetched when one starts (an app
     // that never waits does not download it). Bad arguments reject like every other outcome.
-    waitFor: (params, waitOptions) => {
-      let checked: CheckedWait
-      try {
-        checked = checkWaitFor(params, waitOptions)
-      } catch (error) {
-        return Promise.reject(error)
-      }
-      return import('../quotes/waitForQuote.js').then(
-        ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream)),
-        (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `waitFor could not load its code: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause })),
-      )
-    },
+    waitFor: (params, waitOptions) =>
+      new Promise<CheckedWait>((resolve) => resolve(checkWaitFor(params, waitOptions))).then((checked) =>
+        import('../quotes/waitForQuote.js').then(
+          ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream)),
+          (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `waitFor could not load its code (${String(cause)}): check the network.`, { cause })),
+        ),
+      ),
   }
 }

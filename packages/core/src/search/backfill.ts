@@ -16,8 +16,8 @@ export interface BackfillRequest {
   since: number
   /** rows to read at most, not counting rows the stream already delivered */
   maxRows: number
-  /** whether the stream delivered this one already (live): such rows do not count against `maxRows` */
-  known(n: Notification): boolean
+  /** whether the stream delivered this one already (live): such rows do not count against `maxRows` (absent: every row counts) */
+  known?: ((n: Notification) => boolean) | undefined
   signal: AbortSignal
   /** history stands in for a socket that is down (a poll): the stream's poll interval (ms); polls are spread per endpoint */
   poll?: number | undefined
@@ -83,7 +83,7 @@ export function createBackfill(http: SearchHttpOptions) {
           sealRaw(decoded.raw)
           const n = normalizeFrame(decoded, protocol, solver.chainId, solver.solverId, wire.accountOf(decoded, account), 'backfill')
           if (quote && !isQuote(n, quote)) continue
-          if (known(n)) continue
+          if (known?.(n)) continue
           read++
           if (n.modifyTime === null || n.modifyTime >= since) notifications.push(n)
         }

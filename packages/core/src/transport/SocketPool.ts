@@ -196,10 +196,11 @@ export class SocketPool {
     if (event === 'offline') return
     const hiddenFor = event === 'foreground' && this.hiddenAt !== undefined ? Date.now() - this.hiddenAt : 0
     if (event === 'foreground') this.hiddenAt = undefined
-    // Hidden longer than a heartbeat interval, or asleep: a socket that cannot ping may be dead without knowing it.
-    const suspect = event === 'wake' || hiddenFor > (this.options.heartbeat ? this.options.heartbeat.intervalMs : 25_000)
+    // Hidden longer than a heartbeat interval, asleep, or the network came back or changed: a socket
+    // that cannot ping may be dead without knowing it.
+    const suspect = event === 'wake' || event === 'online' || hiddenFor > (this.options.heartbeat ? this.options.heartbeat.intervalMs : 25_000)
     for (const connection of this.connections()) {
-      if (suspect && !connection.canPing) connection.redial(`the ${event === 'wake' ? 'machine woke up' : 'page came back after being hidden'}; replacing a socket that may have died meanwhile`)
+      if (suspect && !connection.canPing) connection.redial(`${event === 'foreground' ? 'back after being hidden' : event}: replacing a socket that may have died meanwhile`)
       else connection.nudge()
     }
   }

@@ -2,9 +2,21 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Timers } from '../../transport/Timers.js'
 import { HistoryGate } from './HistoryGate.js'
 import { resolveHistoryConcurrency } from './historyConcurrency.js'
-import { PollRate } from './PollRate.js'
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }))
+
+/** The client's count of polling streams, as resumeFeature keeps it. */
+function pollRate() {
+  const intervals = new Map<object, number>()
+  return {
+    rate: 0,
+    polling(stream: object, intervalMs: number | undefined) {
+      if (intervalMs === undefined) intervals.delete(stream)
+      else intervals.set(stream, intervalMs)
+      this.rate = [...intervals.values()].reduce((sum, ms) => sum + 1 / ms, 0)
+    },
+  }
+}
 afterEach(() => vi.useRealTimers())
 
 /** A task that records when it started and settles when told. */
@@ -21,7 +33,7 @@ function tasks() {
 
 it('keeps at most `concurrency` requests in flight; the rest start in order as slots free', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(2, timers, new PollRate())
+  const gate = new HistoryGate(2, timers, pollRate())
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false))
@@ -39,7 +51,7 @@ it('keeps at most `concurrency` requests in flight; the rest start in order as s
 })
 
 it('spreads polls over the interval of the streams polling (with a tenth of headroom); a reconnect backfill is not spaced', async () => {
-  const pollers = new PollRate()
+  const pollers = pollRate()
   const gate = new HistoryGate(100, new Timers(), pollers)
   const streams = Array.from({ length: 10 }, () => ({}))
   for (const s of streams) pollers.polling(s, 1_000)
@@ -64,7 +76,7 @@ it('spreads polls over the interval of the streams polling (with a tenth of head
 })
 
 it('a Retry-After holds every request of the endpoint until it has passed', async () => {
-  const gate = new HistoryGate(4, new Timers(), new PollRate())
+  const gate = new HistoryGate(4, new Timers(), pollRate())
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const first = gate.run(make('throttled'), signal, false)
@@ -80,7 +92,7 @@ it('a Retry-After holds every request of the endpoint until it has passed', asyn
 
 it('an abort takes a waiting request out of the queue (rejected with the reason), and leaves no timer', async () => {
   const timers = new Timers()
-  const pollers = new PollRate()
+  const pollers = pollRate()
   pollers.polling({}, 10_000)
   const gate = new HistoryGate(1, timers, pollers)
   const { started, make } = tasks()

@@ -1,5 +1,4 @@
 import type { Timers } from '../../transport/Timers.js'
-import type { PollRate } from './PollRate.js'
 
 /**
  * Polls of one endpoint start this much further apart than their streams' intervals would ask: a tenth
@@ -41,8 +40,8 @@ export class HistoryGate {
   constructor(
     readonly concurrency: number,
     private readonly timers: Timers,
-    /** the endpoint's streams polling now (kept by the client: streams start polling before this code loads) */
-    private readonly pollers: PollRate,
+    /** polls per millisecond the endpoint's streams polling now ask for (kept by the client: streams start polling before this code loads) */
+    private readonly pollers: { readonly rate: number },
   ) {}
 
   /** Runs `task` when the gate lets it (see the class); an abort takes it out of the queue. */

@@ -103,7 +103,7 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<
     )
   // History answers with every transition stored at or after `since` when the request reached it (enigma keeps them all).
   const answer = (call: Call) =>
-    call.resolve({ notifications: history.slice(0, call.stored).filter((n) => n.modifyTime! >= call.request.since && !call.request.known(n)).map((n) => note(n.quoteId, n.modifyTime!, n.id!, 'backfill')), truncated: undefined, foreign: 0, overlong: 0 })
+    call.resolve({ notifications: history.slice(0, call.stored).filter((n) => n.modifyTime! >= call.request.since && !call.request.known?.(n)).map((n) => note(n.quoteId, n.modifyTime!, n.id!, 'backfill')), truncated: undefined, foreign: 0, overlong: 0 })
   stream = make()
   let seq = 0
   for (const a of actions) {

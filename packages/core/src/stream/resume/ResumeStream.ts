@@ -141,9 +141,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const was = this.state
     const { state, effects } = reduceResume(was, event)
     this.state = state
-    if (state.polling !== was.polling || (was.polling && state.phase === 'disposed')) {
-      this.ctx.polling?.(this, state.polling && state.phase !== 'disposed' ? this.settings.poll?.intervalMs : undefined)
-    }
+    // Polls of the endpoint are spread over the streams polling (a disposed stream polls no more).
+    if (state.polling !== was.polling) this.ctx.polling?.(this, state.polling ? this.settings.poll?.intervalMs : undefined)
     // Effects may report back (a delivery moves the watermark): those events see the state just set.
     for (const effect of effects) this.run(effect, event)
   }

@@ -13,7 +13,7 @@ export const DEFAULT_HISTORY_CONCURRENCY = 6
 export function resolveHistoryConcurrency(value: unknown): number {
   if (value === undefined) return DEFAULT_HISTORY_CONCURRENCY
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ServiceError('INVALID_PARAMETERS', `search.concurrency must be a positive integer (history requests of resume streams in flight per solver), got ${describe(value)}`)
+    throw new ServiceError('INVALID_PARAMETERS', `search.concurrency must be a positive integer, got ${describe(value)}`)
   }
   return value
 }

@@ -9,7 +9,6 @@ import { StreamObservable } from '../IterableObservable.js'
 import { checkpointKey } from './CheckpointStore.js'
 import type { HistoryGate } from './HistoryGate.js'
 import { resolveHistoryConcurrency } from './historyConcurrency.js'
-import { PollRate } from './PollRate.js'
 import { type ResumeContext, ResumeStream } from './ResumeStream.js'
 import { resolveResumeSettings } from './resumeOptions.js'
 
@@ -30,28 +29,38 @@ export function createResumeFeature(
 ): ResumeFeature & { read: HistoryReader } {
   const concurrency = resolveHistoryConcurrency(http.concurrency)
   const contexts = new Map<ResolvedSolver, ResumeContext>()
-  const gates = new Map<ResolvedSolver, { pollers: PollRate; gate?: HistoryGate }>()
+  /** per solver: its streams polling now with their intervals, the polls per ms they ask for, its gate once loaded */
+  const gates = new Map<ResolvedSolver, { polling: Map<object, number>; rate: number; gate?: HistoryGate }>()
   let gateModule: Promise<typeof import('./HistoryGate.js')> | undefined
   const gateOf = (solver: ResolvedSolver) => {
     let g = gates.get(solver)
-    if (!g) gates.set(solver, (g = { pollers: new PollRate() }))
+    if (!g) gates.set(solver, (g = { polling: new Map(), rate: 0 }))
     return g
   }
   /** This tab's history reads of a solver, through its gate (its code loads with the first read). */
   const read: HistoryReader = async (solver, account, ask) => {
     const g = gateOf(solver)
     const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
-    g.gate ??= new HistoryGate(concurrency, timersOf(), g.pollers)
-    return g.gate.run(() => backfill(solver, account)({ ...ask, known: ask.known ?? never }), ask.signal, ask.poll !== undefined)
+    g.gate ??= new HistoryGate(concurrency, timersOf(), g)
+    return g.gate.run(() => backfill(solver, account)(ask), ask.signal, ask.poll !== undefined)
   }
   const contextOf = (solver: ResolvedSolver, { pool, transport, stats, clientClosed }: Parameters<ResumeFeature['observe']>[0]): ResumeContext => {
     let ctx = contexts.get(solver)
     if (ctx) return ctx
-    const { pollers } = gateOf(solver)
+    const g = gateOf(solver)
     ctx = {
       // Cross-tab: one reader per stream key per browser (the pool asks the leader tab); else this tab reads.
       fetch: (request, of) => (pool.history ? pool.history(solver, of, request) : read(solver, of, request)),
-      polling: (stream, intervalMs) => pollers.polling(stream, intervalMs),
+      // A stream started polling every `intervalMs`, or stopped (undefined): the gate spaces polls by the sum.
+      polling: (stream, intervalMs) => {
+        const had = g.polling.get(stream)
+        if (had === intervalMs) return
+        if (had) g.rate -= 1 / had
+        if (intervalMs) g.polling.set(stream, intervalMs)
+        else g.polling.delete(stream)
+        // No drift from adding and taking away fractions: none polling is exactly none.
+        g.rate = g.polling.size && g.rate + (intervalMs ? 1 / intervalMs : 0)
+      },
       keyOf: (of) => checkpointKey(solver.chainId, solver.solverId, of),
       release: (stream) => pool.release(stream),
       timers: pool.timers,
@@ -91,4 +100,3 @@ export function createResumeFeature(
   }
 }
 
-const never = () => false

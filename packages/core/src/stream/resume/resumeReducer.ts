@@ -111,7 +111,7 @@ export type ResumeEffect =
   /** the running backfill is stopped */
   | { readonly type: 'abort' }
   /** a timer fires after `ms`, plus a random share of `spread` when given (polls: streams that went down together never poll in lockstep) */
-  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number; readonly spread?: number }
+  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number; readonly spread?: number | undefined }
   | { readonly type: 'disarm'; readonly timer: TimerName }
   /** the status event goes to the subscriber, marked `polling` when given */
   | { readonly type: 'forward'; readonly polling: boolean | undefined }
@@ -434,6 +434,7 @@ function abort(s: Draft, fx: ResumeEffect[]): void {
 
 function end(s: Draft, fx: ResumeEffect[]): void {
   s.phase = 'disposed'
+  s.polling = false
   disarm(s, 'sweep', fx)
   disarm(s, 'poll', fx)
   fx.push({ type: 'close-checkpoint' })
@@ -453,7 +454,7 @@ export function isArmed(s: ResumeState, timer: TimerName): boolean {
 
 function arm(s: Draft, timer: TimerName, ms: number, fx: ResumeEffect[], spread?: number): void {
   s.armed |= BIT[timer]
-  fx.push(spread ? { type: 'arm', timer, ms, spread } : { type: 'arm', timer, ms })
+  fx.push({ type: 'arm', timer, ms, spread })
 }
 
 function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
