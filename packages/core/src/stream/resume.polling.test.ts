@@ -127,3 +127,22 @@ it('refused for good (closed), the stream keeps polling only with poll.whenClose
   await kept.complete()
   expect(closing.stats().timers).toBe(0)
 })
+
+it('polls of one endpoint are spread over the streams polling (at least interval / streams apart, with headroom), and nothing is left armed after', async () => {
+  const { sim, make } = await setup('rasa')
+  sim.refuseSockets() // every history request here is a poll
+  const starts: number[] = []
+  const counted: typeof fetch = (input, init) => {
+    starts.push(performance.now())
+    return fetch(input, init)
+  }
+  const client = make({ search: { fetch: counted } } as Parameters<typeof make>[0])
+  const accounts = ['1', '2', '3', '4'].map((n) => `0x${n.padStart(40, '0')}` as const)
+  const subs = accounts.map((account) => client.events({ account }, { resume: { poll: { afterMs: 0, intervalMs: 400 } } }).subscribe(() => {}))
+  await expect.poll(() => starts.length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(8)
+  for (const sub of subs) sub.unsubscribe()
+  // 4 streams every 400 ms: a poll every 110 ms at most (a timer may fire a little early: 5 ms of slack).
+  const gaps = starts.slice(1, 8).map((t, i) => t - starts[i]!)
+  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(105)
+  await expect.poll(() => client.stats().timers, { timeout: 5_000 }).toBe(0)
+})
