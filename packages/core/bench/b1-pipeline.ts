@@ -26,7 +26,7 @@ export function runB1(): boolean {
         for (let i = 0; i < frames.length; i++) {
           const decoded = driver.decode(frames[i]!, 1_048_576)
           if (decoded.kind !== 'frame') throw new Error('bench frame did not decode')
-          sink = normalizeFrame(decoded, protocol, 42161, 's', driver.accountOf(decoded, account), 'live')
+          sink = normalizeFrame(decoded, protocol, 42161, 's', account, 'live')
         }
         return frames.length
       },

@@ -43,15 +43,13 @@ export interface ProtocolWire<Config extends NotificationsBlock = NotificationsB
   readonly multiplexed: boolean
   /** The frame sent on every open and, on a hub, whenever its set of accounts changes; `accounts` are distinct case-insensitively. */
   subscribeFrame(notifications: Config, accounts: readonly Address[]): string
-  /** Decodes one inbound text frame; never throws. */
+  /** Decodes one inbound text frame, with its routing key (`address`) and account read off it; never throws. */
   decode(text: string, maxFrameBytes: number): DecodedFrame<Frame>
   /**
    * The frame of a raw notification an app already holds, with the fields the wire sent around it
    * (`envelope`, e.g. enigma's envelope or stored document), for `normalizeNotification`.
    */
   frameOf(raw: RawPositionNotification, envelope: Readonly<Record<string, unknown>> | undefined): Frame
-  /** The normalized `account` of a frame delivered to a subscription of `subscribed`. */
-  accountOf(frame: Frame, subscribed: Address): Address
 }
 
 /**

@@ -1,9 +1,10 @@
+import type { Address } from '../utils/address.js'
 import type { RawPositionNotification } from './rawNotification.js'
 
 /**
  * One notification frame as its protocol's codec read it, whether from the socket or from a stored
  * history row. The codec reads its own wire here (envelopes, sentinels, where the ids are), so code
- * outside its folder reads only these fields. `raw` is sealed (see {@link sealRaw}) when the library
+ * outside its folder reads only these fields; routing reads `address` and `account` off it. `raw` is sealed (see {@link sealRaw}) when the library
  * parsed it; `address` is the account the wire names (undefined when it names none); `quote` and
  * `temp` are the on-chain and temporary quote ids as this protocol carries them (null when absent).
  * A protocol may add fields of its own (its `Frame` type).
@@ -12,6 +13,12 @@ export interface WireFrame {
   readonly kind: 'frame'
   readonly raw: RawPositionNotification
   readonly address: string | undefined
+  /**
+   * The account a notification of this frame carries, read off the wire by its codec (enigma: the
+   * envelope's, with a `0X` prefix normalized); absent: the account of the subscription it reached
+   * (rasa stamps it). Read once at decode, so routing and normalizing never ask the codec again.
+   */
+  readonly account?: Address | undefined
   readonly quote: number | null
   readonly temp: number | null
   /** rasa's own `order_type`, as its codec read it (absent is null). */

@@ -46,7 +46,9 @@ export function normalizeNotification(raw: RawPositionNotification, context: Nor
   // A caller's own object is kept as given (n.raw === raw) and never frozen or copied: apps that
   // normalize their own rows compare and reuse them. Frames the library parses itself are sealed
   // where they are decoded, and only known fields are read here, so hostile keys reach nothing.
-  return normalizeFrame(module.frameOf(raw, context.envelope), context.protocol, context.chainId, context.solverId, context.account, context.source ?? 'live')
+  const frame = module.frameOf(raw, context.envelope)
+  // The caller says whose notification it is: `context.account`, even where the envelope names one.
+  return normalizeFrame(frame.account === undefined ? frame : { ...frame, account: undefined }, context.protocol, context.chainId, context.solverId, context.account, context.source ?? 'live')
 }
 
 /**
@@ -59,7 +61,8 @@ export function normalizeFrame(
   protocol: Protocol,
   chainId: number,
   solverId: string,
-  account: Address,
+  /** the account of the subscription (or search) the frame reached: the notification's unless the frame names its own */
+  subscribed: Address,
   source: 'live' | 'backfill',
 ): Notification {
   // What depends on the protocol (its own fields, its "no value" sentinel) its codec read already.
@@ -78,7 +81,7 @@ export function normalizeFrame(
     onChain: quoteId > 0,
     lastSeenAction,
     actionStatus,
-    account,
+    account: frame.account ?? subscribed,
     counterpartyAddress: str(raw.counterparty_address),
     stateType,
     failureType: str(raw.failure_type),

@@ -59,7 +59,6 @@ const toyProtocol: ProtocolModule<WireFrame, ToyRow, ToyParams, ToyResult, ToyCo
     return toyFrame(sealRaw(message.toy))
   },
   frameOf: toyFrame,
-  accountOf: (_frame, subscribed) => subscribed,
   search: {
     decodeStored: (row) => toyFrame(row.state),
     defaultSize: 50,

@@ -1,5 +1,4 @@
 import type { Address } from '../utils/address.js'
-import { protocols } from './protocols.js'
 import { searchProtocols } from './searchProtocols.js'
 import { normalizeFrame } from './normalizeNotification.js'
 import type { Notification, NotificationDocument, PositionStateResponseSchema, Protocol } from './types.js'
@@ -15,8 +14,7 @@ export function toNotification(
   row: NotificationDocument | PositionStateResponseSchema,
   context: { protocol: Protocol; chainId: number; solverId: string; account?: Address; source?: 'live' | 'backfill' },
 ): Notification {
-  const module = protocols[context.protocol]
   const decoded = searchProtocols[context.protocol].decodeStored(row)
   const subscribed = (context.account ?? decoded.address ?? '0x') as Address
-  return normalizeFrame(decoded, context.protocol, context.chainId, context.solverId, module.accountOf(decoded, subscribed), context.source ?? 'backfill')
+  return normalizeFrame(decoded, context.protocol, context.chainId, context.solverId, subscribed, context.source ?? 'backfill')
 }

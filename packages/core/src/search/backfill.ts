@@ -81,7 +81,7 @@ export function createBackfill(http: SearchHttpOptions) {
           }
           // These rows were parsed here and are never handed out: sealed in place, not copied.
           sealRaw(decoded.raw)
-          const n = normalizeFrame(decoded, protocol, solver.chainId, solver.solverId, wire.accountOf(decoded, account), 'backfill')
+          const n = normalizeFrame(decoded, protocol, solver.chainId, solver.solverId, account, 'backfill')
           if (quote && !isQuote(n, quote)) continue
           if (known?.(n)) continue
           read++

@@ -16,6 +16,7 @@ export interface ConnectionHost {
   subscribeFrame(): { text: string; accounts: number } | undefined
   /** Every state change, after the subscribe frame went out on `open`. */
   onStatus(event: TransportStatusEvent): void
+  /** A frame came in (the connection settled its own state first: a close after it is not about the subscribe frame). */
   onFrame(data: unknown): void
   onError(error: ServiceError): void
 }
@@ -124,11 +125,6 @@ export class Connection {
     }
     this.lastSubscribe = accounts === undefined ? undefined : { accounts, bytes: text.length }
     return true
-  }
-
-  /** Something came in: a following close is not about the last subscribe frame. */
-  received(): void {
-    this.lastSubscribe = undefined
   }
 
   /** Waiting to retry: dial now (the network is back, the page is visible). */
@@ -276,11 +272,15 @@ export class Connection {
     if (typeof node.pause === 'function' && typeof node.on === 'function') {
       // Node's ws: its own 'message' event skips the MessageEvent its onmessage shim allocates per frame (the CPU per frame at 10,000 accounts is what counts).
       node.on('message', (data: { toString(): string }, isBinary: boolean) => {
-        if (this.ws === ws) this.host.onFrame(isBinary ? data : data.toString())
+        if (this.ws !== ws) return
+        this.lastSubscribe = undefined
+        this.host.onFrame(isBinary ? data : data.toString())
       })
     } else {
       ws.onmessage = (event) => {
-        if (this.ws === ws) this.host.onFrame(event.data)
+        if (this.ws !== ws) return
+        this.lastSubscribe = undefined
+        this.host.onFrame(event.data)
       }
     }
     ws.onclose = (event) => {

@@ -174,7 +174,6 @@ export class SocketRouter implements ConnectionHost {
   onFrame(data: unknown): void {
     const frames = this.ctx.stats.frames
     frames.received++
-    this.connection.received()
     const text = typeof data === 'string' ? data : toText(data)
     if (text === undefined) {
       this.dropFrame('malformed')
@@ -192,7 +191,7 @@ export class SocketRouter implements ConnectionHost {
       return
     }
     const solver = this.solver
-    const notification = normalizeFrame(decoded, module.protocol, solver.chainId, solver.solverId, module.accountOf(decoded, route.account), 'live')
+    const notification = normalizeFrame(decoded, module.protocol, solver.chainId, solver.solverId, route.account, 'live')
     frames.delivered++
     this.deliver(route, notification)
   }

@@ -1,4 +1,3 @@
-import type { Address } from '../../utils/address.js'
 import { NOT_JSON, controlFrame, exceedsBytes, isPlainObject, oversizeFrame, parseJson, sealRaw } from '../frame.js'
 import type { ProtocolWire } from '../ProtocolModule.js'
 import type { ServiceEnigmaNotificationsConfig } from './enigmaTypes.js'
@@ -33,9 +32,4 @@ export const enigmaProtocol: ProtocolWire<ServiceEnigmaNotificationsConfig> = {
     return enigmaFrame(sealRaw(data), envelope)
   },
   frameOf: enigmaFrame,
-  accountOf({ address }, subscribed) {
-    if (address === undefined) return subscribed
-    // The wire string is hoisted as sent; only the `0X` prefix some servers write is normalized.
-    return (address.startsWith('0X') ? `0x${address.slice(2)}` : address) as Address
-  },
 }

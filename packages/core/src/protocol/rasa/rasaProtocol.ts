@@ -25,5 +25,4 @@ export const rasaProtocol: ProtocolWire<ServiceRasaNotificationsConfig> = {
     return rasaFrame(sealRaw(frame))
   },
   frameOf: rasaFrame,
-  accountOf: (_frame, subscribed) => subscribed,
 }

@@ -59,6 +59,8 @@ interface StreamWork {
   unsettled?: Set<number> | undefined
 }
 
+const APPLYING = 1
+const WRITE_DUE = 2
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
@@ -76,6 +78,10 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 export class ResumeStream extends PooledListener implements HoldbackHost {
   /** Written only by {@link reduceResume}, through {@link ResumeStream.dispatch}. */
   private state: ResumeState
+  /** APPLYING: a dispatch runs its effects (events raised now wait in {@link raised}); WRITE_DUE: a checkpoint write waits for them */
+  private dispatching = 0
+  /** events raised by effects, applied in order after them (made at the first one) */
+  private raised: ResumeEvent[] | undefined
   /**
    * What a stream has only while it works: the running backfill, armed timers, quotes mid-transition.
    * Made at the first of them (an idle stream, thousands of them on a relay, holds none).
@@ -136,14 +142,36 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.ctx.release?.(this)
   }
 
-  /** Runs the reducer and then its effects: the one place the state changes. */
+  /**
+   * Runs the reducer and then its effects: the one place the state changes. Effects raise events of
+   * their own (a delivery moves the watermark, a checkpoint read synchronously): those wait in a queue
+   * until every effect of the event before them ran, so no reduction starts inside another one.
+   */
   private dispatch(event: ResumeEvent): void {
+    if (this.dispatching !== 0) {
+      ;(this.raised ??= []).push(event)
+      return
+    }
+    this.dispatching = APPLYING
+    try {
+      this.apply(event)
+      const raised = this.raised
+      // Read by index: events raised by these events join the same queue.
+      if (raised) for (let i = 0; i < raised.length; i++) this.apply(raised[i]!)
+      // Written once the queue is empty, so it holds the watermark the deliveries moved.
+      if (this.dispatching === WRITE_DUE) this.checkpoint?.write()
+    } finally {
+      this.dispatching = 0
+      if (this.raised) this.raised.length = 0
+    }
+  }
+
+  private apply(event: ResumeEvent): void {
     const was = this.state
     const { state, effects } = reduceResume(was, event)
     this.state = state
     // Polls of the endpoint are spread over the streams polling (a disposed stream polls no more).
     if (state.polling !== was.polling) this.ctx.polling?.(this, state.polling ? this.settings.poll?.intervalMs : undefined)
-    // Effects may report back (a delivery moves the watermark): those events see the state just set.
     for (const effect of effects) this.run(effect, event)
   }
 
@@ -214,7 +242,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         this.checkpoint?.schedule()
         return
       case 'write-checkpoint':
-        this.checkpoint?.write()
+        this.dispatching = WRITE_DUE
         return
       case 'close-checkpoint':
         this.checkpoint?.dispose()

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { normalizeNotification } from '../../protocol/normalizeNotification.js'
+import type { Notification } from '../../protocol/types.js'
+import type { BackfillRequest, BackfillResult } from '../../search/backfill.js'
+import { Timers } from '../../transport/Timers.js'
+import { type ClientStats, createClientStats } from '../ClientStats.js'
+import { memoryCheckpoints } from './CheckpointStore.js'
+import { ResumeStream } from './ResumeStream.js'
+
+// Every reduction is recorded: a delivery made while the events of earlier deliveries wait sees the
+// event that caused it as the last one reduced; a re-entrant dispatch would have reduced them already.
+const reductions = vi.hoisted(() => ({ events: [] as string[] }))
+vi.mock('./resumeReducer.js', async (original) => {
+  const actual = await original<typeof import('./resumeReducer.js')>()
+  return {
+    ...actual,
+    reduceResume: (...args: Parameters<typeof actual.reduceResume>) => {
+      reductions.events.push(args[1].type)
+      return actual.reduceResume(...args)
+    },
+  }
+})
+
+const account = '0xAbC0000000000000000000000000000000000001'
+const T = 1_763_700_000
+const note = (quote: number, time: number, source: 'live' | 'backfill' = 'live'): Notification =>
+  normalizeNotification({ id: `id-${quote}-${time}`, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account, source })
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: T * 1000 })
+  reductions.events.length = 0
+})
+afterEach(() => vi.useRealTimers())
+
+it('applies the events its effects raise after those effects (no reduction inside another), and writes the checkpoint after them', async () => {
+  const store = memoryCheckpoints()
+  const key = `1:s:${account.toLowerCase()}`
+  store.set(key, T + 1) // read synchronously: the checkpoint event is raised inside the start's effects
+  let answer!: (result: BackfillResult) => void
+  const delivered: string[] = []
+  const stream = new ResumeStream(
+    {
+      notification: (n) => {
+        // Every reduction the delivery of this notification raised is still waiting.
+        delivered.push(`${n.modifyTime! - T}:${reductions.events.at(-1)}`)
+      },
+      event: () => {},
+      complete: () => {},
+    },
+    {
+      fetch: (_request: BackfillRequest) => new Promise<BackfillResult>((resolve) => (answer = resolve)),
+      timers: new Timers(),
+      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
+      random: () => 1,
+      stats: { ...createClientStats(), timers: 0 } as ClientStats,
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
+    },
+    account,
+    { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined },
+  )
+  stream.start(undefined)
+  stream.event({ type: 'status', status: 'open', attempt: 0 })
+  stream.notification(note(1, T + 5)) // held: the backfill from the checkpoint runs
+  stream.notification(note(2, T + 6))
+  answer({ notifications: [note(3, T + 3, 'backfill'), note(4, T + 4, 'backfill')], truncated: undefined, foreign: 0, overlong: 0 })
+  await vi.advanceTimersByTimeAsync(0)
+  // Four deliveries in one merge: each was made before any of their 'delivered' events was reduced.
+  expect(delivered).toEqual(['3:backfilled', '4:backfilled', '5:backfilled', '6:backfilled'])
+  expect(reductions.events.slice(-5)).toEqual(['backfilled', 'delivered', 'delivered', 'delivered', 'delivered'])
+  // Held frames released by a close, then the checkpoint, written after their deliveries were reduced:
+  // the gap the aborted backfill was for is still open, so it is the gap's start and not the released frame.
+  stream.event({ type: 'status', status: 'reconnecting', attempt: 1 })
+  stream.event({ type: 'status', status: 'open', attempt: 1 })
+  stream.notification(note(5, T + 9)) // held behind the new backfill
+  stream.event({ type: 'status', status: 'closed', attempt: 1 })
+  expect(delivered.at(-1)).toBe('9:status')
+  expect(store.entries().get(key)).toBe(T + 6)
+})
