@@ -1,7 +1,10 @@
 // B6: the bundle an app gets from each entry, measured as the budgets are written: esbuild minify for
-// the browser, rxjs external, gzip -9, each entry as an app uses it (with createConfig). References
+// the browser, rxjs external, gzip -9, each entry as an app uses it (with createConfig), with code
+// splitting as an app's bundler does it: the initial download is the entry and what it imports
+// statically; the chunks loaded on first use are listed apart (none may pass LAZY_BUDGET), and
+// everything bundled into one file (an app without splitting) is printed and budgeted too. References
 // (socket.io-client, pusher-js, centrifuge) are measured the same way in the same run. Fails (exit 1)
-// when an entry is over its budget. Needs `pnpm build` first (it measures dist, what npm ships).
+// when anything is over its budget. Needs `pnpm build` first (it measures dist, what npm ships).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,13 +54,20 @@ async function measure(contents, { split = false } = {}) {
   }
 }
 
+// `budget` fails CI; `target` is where the budget is going (the frame-path issue's figures), printed
+// beside it until the bundle gets there and the budget follows.
+const LAZY_BUDGET = 5.5
+const LAZY_TARGET = 5
+const everything = `export * from '${core}'; export * from '${query}'`
 const budgets = [
-  { id: 'B6a', name: 'frame helpers (parseNotificationFrame, normalizeNotification)', contents: use('parseNotificationFrame, normalizeNotification'), budget: 3 },
-  { id: 'B6b', name: 'live stream only (createConfig, createStreamClient)', contents: use('createConfig, createStreamClient'), budget: 19 },
-  { id: 'B6c', name: 'search only (createConfig, searchNotifications)', contents: use('createConfig, searchNotifications'), budget: 18 },
-  // What an app that imports everything bundles up front; cross-tab and quote state are chunks its
-  // bundler keeps apart, fetched only when crossTab is on or quote state is first asked for.
-  { id: 'B6d', name: 'everything in core and core/query, as an app bundles it (lazy chunks apart)', contents: `export * from '${core}'; export * from '${query}'`, budget: 40, split: true },
+  { id: 'B6a', name: 'frame helpers (parseNotificationFrame, normalizeNotification), initial', contents: use('parseNotificationFrame, normalizeNotification'), budget: 3, split: true },
+  { id: 'B6b', name: 'live stream only (createConfig, createStreamClient, notifications), initial', contents: use('createConfig, createStreamClient'), budget: 19, target: 17.5, split: true },
+  { id: 'B6c', name: 'search only (createConfig, searchNotifications), initial', contents: use('createConfig, searchNotifications'), budget: 18, split: true },
+  // What an app that imports everything downloads up front; cross-tab, quote state, waitFor and the
+  // history gate are chunks its bundler keeps apart, fetched only when first used.
+  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 39.5, target: 38, split: true, listLazy: true },
+  // The same app bundled without splitting: every lazy chunk inlined.
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 48.5, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],
@@ -72,8 +82,12 @@ for (const b of budgets) {
   const m = await measure(b.contents, { split: b.split })
   const ok = m.gz <= b.budget * KiB
   if (!ok) over++
-  console.log(`${b.id} ${b.name}: ${fmt(m.gz)} of ${b.budget} KiB ${ok ? 'PASS' : 'OVER'}`)
-  if (m.lazy) console.log(`    loaded on first use: ${m.lazy.map((c) => `${c.name} ${fmt(c.gz)}`).join(', ')}; everything, lazy chunks included: ${fmt(m.total)}`)
+  const target = b.target === undefined ? '' : ` (target ${b.target} KiB${m.gz <= b.target * KiB ? ', met' : ''})`
+  console.log(`${b.id} ${b.name}: ${fmt(m.gz)} of ${b.budget} KiB${target} ${ok ? 'PASS' : 'OVER'}`)
+  if (m.lazy?.length && b.listLazy) {
+    if (m.lazy.some((c) => c.gz > LAZY_BUDGET * KiB)) over++
+    console.log(`    loaded on first use (each at most ${LAZY_BUDGET} KiB, target ${LAZY_TARGET}): ${m.lazy.map((c) => `${c.name} ${fmt(c.gz)}${c.gz > LAZY_BUDGET * KiB ? ' OVER' : ''}`).join(', ')}`)
+  }
 }
 for (const [name, contents] of references) {
   try {

@@ -146,3 +146,36 @@ it("rasa's own field and sentinel are read by its codec only: no raw order_type 
   // The "no value" sentinel (the number 0) is applied in the codecs, not in the shared normalizer.
   expect(strip('protocol/normalizeNotification.ts')).not.toMatch(/!== 0|=== 0/)
 })
+
+it('a lazy chunk imports nothing at run time that the code every app loads imports (what it needs is handed to it), so no shared file splits off the initial bundle', () => {
+  const rel = (file: string) => relative(src, file)
+  const valueImports = (file: string) =>
+    [...readFileSync(file, 'utf8').matchAll(/^(?:import|export) (?!type )[^'\n]*from '(\.[^']+)'/gm)].map(([, target]) => resolve(dirname(file), target!).replace(/\.js$/, '.ts'))
+  // Everything `index.ts` and `query/index.ts` reach by static value imports: the eager graph.
+  const eager = new Set<string>()
+  const walk = (file: string) => {
+    if (eager.has(file)) return
+    eager.add(file)
+    for (const next of valueImports(file)) walk(next)
+  }
+  walk(join(src, 'index.ts'))
+  walk(join(src, 'query/index.ts'))
+  // Each target of a dynamic import() and what it reaches by static value imports: the lazy chunks.
+  const lazyRoots = sources(src).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/import\('(\.[^']+)'\)/g)].map(([, target]) => resolve(dirname(file), target!).replace(/\.js$/, '.ts')))
+  expect(lazyRoots.length).toBeGreaterThanOrEqual(4)
+  const wrong: string[] = []
+  const seen = new Set<string>()
+  const check = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const next of valueImports(file)) {
+      if (eager.has(next)) wrong.push(`${rel(file)} imports ${rel(next)}`)
+      else check(next)
+    }
+  }
+  for (const root of lazyRoots) {
+    expect(eager.has(root), `${rel(root)} is imported statically too`).toBe(false)
+    check(root)
+  }
+  expect(wrong).toEqual([])
+})

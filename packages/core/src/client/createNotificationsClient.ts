@@ -10,7 +10,9 @@ import { type NotificationsStreamClient, createStreamClient, timersOf, warnOnce 
 import { createResumeFeature } from '../stream/resume/resumeFeature.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
-import { ServiceError } from '../errors/ServiceError.js'
+import { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import { isSameNotification } from '../protocol/notificationKey.js'
+import { setLongTimeout } from '../utils/setLongTimeout.js'
 import { type CheckedWait, checkWaitFor } from '../quotes/checkWaitFor.js'
 import type { QuoteBook, QuoteState, QuotesOptions, QuotesParams, WaitForOptions, WaitForParams } from '../quotes/QuoteState.js'
 import { map } from 'rxjs'
@@ -62,7 +64,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     waitFor: (params, waitOptions) =>
       new Promise<CheckedWait>((resolve) => resolve(checkWaitFor(params, waitOptions))).then((checked) =>
         import('../quotes/waitForQuote.js').then(
-          ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream)),
+          ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream), { ServiceError, isServiceError, setLongTimeout, isSameNotification }),
           (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `waitFor could not load its code (${String(cause)}): check the network.`, { cause })),
         ),
       ),

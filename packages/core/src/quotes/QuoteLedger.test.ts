@@ -1,3 +1,4 @@
+import { isSameNotification } from '../protocol/notificationKey.js'
 import { describe, expect, it } from 'vitest'
 import { normalizeNotification } from '../protocol/normalizeNotification.js'
 import type { Notification, RawPositionNotification } from '../protocol/types.js'
@@ -16,7 +17,7 @@ const filled = frame({ id: 'c', quote_id: 1000, temp_quote_id: -1, last_seen_act
 
 describe('QuoteLedger', () => {
   it('joins the temporary and on-chain ids into one quote whose key never changes (temporary first)', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     const first = ledger.apply(seen)!
     expect(first).toMatchObject({ key: 't-1', quoteId: null, tempQuoteId: -1, status: 'pending' })
     const second = ledger.apply(success)!
@@ -26,7 +27,7 @@ describe('QuoteLedger', () => {
   })
 
   it('joins them in the other arrival order too, and orders the transitions by modify_time', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(filled)
     ledger.apply(success)
     const state = ledger.apply(seen)!
@@ -37,7 +38,7 @@ describe('QuoteLedger', () => {
   })
 
   it('joins two quotes seen under different ids once a frame links them', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     const onChainOnly = frame({ id: 'x', quote_id: 1000, last_seen_action: 'FillLimitOrderOpen', action_status: 'success', modify_time: T + 2 })
     ledger.apply(seen)
     ledger.apply(onChainOnly)
@@ -50,7 +51,7 @@ describe('QuoteLedger', () => {
   it('derives the status in modify_time order whatever the arrival order', () => {
     const close = (status: string, time: number, fill?: string) =>
       frame({ quote_id: 1000, temp_quote_id: -1, last_seen_action: fill ? 'FillOrderInstantClose' : 'InstantRequestToClosePosition', action_status: status, modify_time: time, filled_amount_close: fill ?? null })
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(close('success', T + 5, '1.5'))
     ledger.apply(close('seen', T + 3))
     ledger.apply(filled)
@@ -59,7 +60,7 @@ describe('QuoteLedger', () => {
   })
 
   it('counts a transition once whether it came live, from history, or both', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(seen)
     const state = ledger.apply(success)!
     // The stored row of the same transition, without an id, as rasa history returns it.
@@ -71,7 +72,7 @@ describe('QuoteLedger', () => {
   })
 
   it('keeps the newest maxTransitions and still derives the status from the ones it dropped', () => {
-    const ledger = new QuoteLedger(account, 3)
+    const ledger = new QuoteLedger(account, 3, isSameNotification)
     ledger.apply(frame({ quote_id: 5, last_seen_action: 'InstantRFQ', action_status: 'success', filled_amount_open: '4', modify_time: T }))
     for (let i = 1; i <= 5; i++) ledger.apply(frame({ quote_id: 5, last_seen_action: 'Heartbeat', action_status: 'success', modify_time: T + i }))
     const state = ledger.get({ quoteId: 5 })!
@@ -82,7 +83,7 @@ describe('QuoteLedger', () => {
   })
 
   it('keeps the object of every quote that did not change, and builds each list version correctly', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     for (let q = 1; q <= 300; q++) ledger.apply(frame({ quote_id: q, last_seen_action: 'SendQuote', action_status: 'seen', modify_time: T + q }))
     const before = ledger.list()
     const old = before.quotes()

@@ -1,4 +1,4 @@
-import { isSameNotification } from '../protocol/notificationKey.js'
+import type { isSameNotification } from '../protocol/notificationKey.js'
 import type { Notification } from '../protocol/types.js'
 import type { Address } from '../utils/address.js'
 import { QuoteListVersion } from './QuoteList.js'
@@ -65,6 +65,11 @@ export class QuoteLedger {
   constructor(
     private readonly account: Address,
     private readonly maxTransitions: number,
+    /**
+     * `isSameNotification`, handed over by whoever loads this chunk: a lazy chunk imports nothing of
+     * the code every app loads (docs/architecture.md, "Lazy chunks").
+     */
+    private readonly same: typeof isSameNotification,
     /** told once per quote when an amount is not a plain decimal (that quote then never settles from it) */
     private readonly onIssue: (message: string) => void = () => {},
   ) {}
@@ -171,7 +176,7 @@ export class QuoteLedger {
   /** Puts `n` in order; false when it is a duplicate or older than everything a full quote keeps. */
   private insert(entry: Entry, n: Notification): boolean {
     const list = entry.transitions
-    for (let i = list.length - 1; i >= 0; i--) if (isSameNotification(list[i]!, n)) return false
+    for (let i = list.length - 1; i >= 0; i--) if (this.same(list[i]!, n)) return false
     const t = timeOf(n)
     let at = list.length
     while (at > 0 && timeOf(list[at - 1]!) > t) at--

@@ -2,6 +2,7 @@ import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
 import type { NotificationsConfigInput } from '../config/types.js'
 import { isPlausiblePosition } from '../utils/plausibleTime.js'
 import { ServiceError } from '../errors/ServiceError.js'
+import { isSameNotification } from '../protocol/notificationKey.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import { assertAddress, describe } from '../utils/address.js'
@@ -133,7 +134,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     import('./QuoteLedger.js').then(
       ({ QuoteLedger }) => {
         if (done) return
-        ledger = new QuoteLedger(params.account, maxTransitions, (message) => {
+        ledger = new QuoteLedger(params.account, maxTransitions, isSameNotification, (message) => {
           error = new ServiceError('INVALID_AMOUNT', message)
           schedule()
         })

@@ -1,3 +1,4 @@
+import { isSameNotification } from '../protocol/notificationKey.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
 import { normalizeNotification } from '../protocol/normalizeNotification.js'
@@ -13,7 +14,7 @@ const frame = (raw: RawPositionNotification): Notification => normalizeNotificat
 
 describe('a reused temporary id', () => {
   it('once anchored to an on-chain id, a later open with that temp id and another on-chain id is a new quote', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(frame({ id: 'a1', quote_id: -5, temp_quote_id: -5, last_seen_action: 'InstantRFQ', action_status: 'seen', modify_time: T }))
     ledger.apply(frame({ id: 'a2', quote_id: 100, temp_quote_id: -5, last_seen_action: 'InstantRFQ', action_status: 'success', modify_time: T + 1 }))
     ledger.apply(frame({ id: 'a3', quote_id: 100, temp_quote_id: -5, last_seen_action: 'FillLimitOrderOpen', action_status: 'success', state_type: 'report', filled_amount_open: '2', modify_time: T + 2 }))
@@ -32,7 +33,7 @@ describe('a reused temporary id', () => {
   })
 
   it('a frame anchored to a different on-chain id goes to that quote, not the older one with the temp id', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(frame({ id: 'a', quote_id: 100, temp_quote_id: -5, last_seen_action: 'InstantRFQ', action_status: 'success', modify_time: T }))
     ledger.apply(frame({ id: 'b', quote_id: 200, temp_quote_id: -5, last_seen_action: 'InstantRFQ', action_status: 'success', modify_time: T + 5 }))
     expect(ledger.size).toBe(2)
@@ -48,7 +49,7 @@ describe('amounts that are not plain decimals never settle a quote', () => {
     ['empty', '', '1'],
   ])('%s', (_name, open, close) => {
     const issues: string[] = []
-    const ledger = new QuoteLedger(account, 50, (message) => issues.push(message))
+    const ledger = new QuoteLedger(account, 50, isSameNotification, (message) => issues.push(message))
     ledger.apply(frame({ id: 'o', quote_id: 1, last_seen_action: 'FillLimitOrderOpen', action_status: 'success', state_type: 'report', filled_amount_open: open, modify_time: T }))
     const state = ledger.apply(frame({ id: 'c', quote_id: 1, last_seen_action: 'FillOrderInstantClose', action_status: 'success', filled_amount_close: close, modify_time: T + 1 }))!
     expect(state.settled).toBe(false)
@@ -60,7 +61,7 @@ describe('amounts that are not plain decimals never settle a quote', () => {
   })
 
   it('plain decimals still compare exactly (trailing zeros, leading zeros, 18 decimals)', () => {
-    const ledger = new QuoteLedger(account, 50)
+    const ledger = new QuoteLedger(account, 50, isSameNotification)
     ledger.apply(frame({ id: 'o', quote_id: 1, last_seen_action: 'FillLimitOrderOpen', action_status: 'success', state_type: 'report', filled_amount_open: '0012.500000000000000001', modify_time: T }))
     expect(ledger.apply(frame({ id: 'c', quote_id: 1, last_seen_action: 'FillOrderInstantClose', action_status: 'success', filled_amount_close: '12.5', modify_time: T + 1 }))!.status).toBe('open')
     expect(ledger.apply(frame({ id: 'd', quote_id: 1, last_seen_action: 'FillOrderInstantClose', action_status: 'success', filled_amount_close: '12.5000000000000000010', modify_time: T + 2 }))!.status).toBe('closed')

@@ -1,12 +1,13 @@
 import type { Subscription } from 'rxjs'
 import type { NotificationsConfigInput, ResolvedSolver } from '../config/types.js'
-import { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import type { ServiceError, isServiceError } from '../errors/ServiceError.js'
+import type { isSameNotification } from '../protocol/notificationKey.js'
 import type { Notification } from '../protocol/types.js'
 import type { BackfillFetch } from '../search/backfill.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { Timers } from '../transport/Timers.js'
 import type { Address } from '../utils/address.js'
-import { setLongTimeout } from '../utils/setLongTimeout.js'
+import type { setLongTimeout } from '../utils/setLongTimeout.js'
 import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteState, WaitForOptions, WaitForParams } from './QuoteState.js'
 import type { CheckedWait } from './checkWaitFor.js'
@@ -18,11 +19,22 @@ const CHASE_MAX_MS = 10_000
 const CHASE_MAX_ROWS = 10_000
 
 /**
+ * What a wait uses of the code every app loads, handed over by the client when this chunk loads: a
+ * lazy chunk imports nothing of it (docs/architecture.md, "Lazy chunks").
+ */
+export interface WaitKit {
+  readonly ServiceError: typeof ServiceError
+  readonly isServiceError: typeof isServiceError
+  readonly setLongTimeout: typeof setLongTimeout
+  readonly isSameNotification: typeof isSameNotification
+}
+
+/**
  * `client.waitFor` (docs/architecture.md, "Quote state"): resolves with the quote once `until` holds, from live frames or from
  * history. Solvers do not announce every confirmation, so while the live stream is silent about the
  * quote it chases history for it (500 ms, doubling to 10 s). Settling clears everything it started:
  * the stream, the timer, the request in flight. A chunk of its own (the client loads it when a wait
- * starts): it imports nothing of the live path at run time, so a live-only bundle stays as it is.
+ * starts): it imports nothing of the code every app loads, which comes in `kit`.
  */
 export function waitForQuote<C extends NotificationsConfigInput>(
   stream: NotificationsStreamClient<C>,
@@ -33,10 +45,11 @@ export function waitForQuote<C extends NotificationsConfigInput>(
   checked: CheckedWait,
   /** the client's timers: what a wait arms shows in `stats().timers` */
   timers: Timers,
+  kit: WaitKit,
 ): Promise<QuoteState> {
   // A solver that cannot be resolved rejects the Promise like every other outcome.
   try {
-    return start(stream, history, params, options, checked, timers)
+    return start(stream, history, params, options, checked, timers, kit)
   } catch (error) {
     return Promise.reject(error)
   }
@@ -49,6 +62,7 @@ function start<C extends NotificationsConfigInput>(
   options: WaitForOptions,
   checked: CheckedWait,
   timers: Timers,
+  { ServiceError, isServiceError, setLongTimeout, isSameNotification }: WaitKit,
 ): Promise<QuoteState> {
   const { quoteId, tempQuoteId } = params
   const { until, timeoutMs, maxTransitions } = checked
@@ -173,7 +187,7 @@ function start<C extends NotificationsConfigInput>(
     import('./QuoteLedger.js').then(
       ({ QuoteLedger }) => {
         if (settled) return
-        ledger = new QuoteLedger(account, maxTransitions)
+        ledger = new QuoteLedger(account, maxTransitions, isSameNotification)
         for (const n of early.splice(0)) if (!settled) take(n)
       },
       (cause: unknown) => finish(() => reject(new ServiceError('NETWORK', `waitFor could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause }))),

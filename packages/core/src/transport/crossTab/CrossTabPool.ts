@@ -1,11 +1,11 @@
 import type { NotificationsConfig, ResolvedSolver } from '../../config/types.js'
-import { ServiceError } from '../../errors/ServiceError.js'
+import type { ServiceError } from '../../errors/ServiceError.js'
 import type { Notification } from '../../protocol/types.js'
 import type { Address } from '../../utils/address.js'
 import type { HistoryAnswer, HistoryAsk, HistoryReader, ListenerPool } from '../ListenerPool.js'
-import { PooledListener } from '../ListenerPool.js'
 import type { Lease, SocketPool } from '../SocketPool.js'
 import type { Listener, TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
+import type { CrossTabKit } from './CrossTabKit.js'
 import { LeaderElection, type LocksLike } from './LeaderElection.js'
 import { BEAT_MS, GONE_MS, TabPeers } from './TabPeers.js'
 import { HistoryBroker } from './HistoryBroker.js'
@@ -54,16 +54,21 @@ function belongsTo(n: Notification, sub: Pick<Sub, 'solver' | 'account'>): boole
   )
 }
 
-/** The leader's stand-in for a stream of another tab: it forwards what the pool gives it over the channel. */
-class Forward extends PooledListener {
+/**
+ * The leader's stand-in for a stream of another tab: it forwards what the pool gives it over the
+ * channel. It carries its lease itself (as `PooledListener` does), so this chunk imports no class.
+ */
+class Forward implements Listener, Lease {
+  /** written by the pool only */
+  router: Lease['router'] = undefined
+  /** written by the pool only */
+  route: Lease['route'] = undefined
   constructor(
     private readonly post: (m: TabMessage) => void,
     private readonly from: string,
     private readonly to: string,
     private readonly sid: string,
-  ) {
-    super()
-  }
+  ) {}
   notification(n: Notification): void {
     this.post({ v: 1, t: 'n', tab: this.from, to: this.to, sid: this.sid, n })
   }
@@ -115,6 +120,8 @@ export class CrossTabPool implements ListenerPool {
     locks: LocksLike,
     private readonly isVisible: () => boolean,
     read: HistoryReader,
+    /** what this chunk uses of the eager code */
+    private readonly kit: CrossTabKit,
   ) {
     this.timers = local.timers
     this.broker = new HistoryBroker(read, local.timers)
@@ -205,7 +212,7 @@ export class CrossTabPool implements ListenerPool {
     }
     this.mine.clear()
     this.bySid.clear()
-    for (const a of this.asks.values()) a.reject(new ServiceError('ABORTED', 'The client was closed while history was being read.'))
+    for (const a of this.asks.values()) a.reject(new this.kit.ServiceError('ABORTED', 'The client was closed while history was being read.'))
     this.asks.clear()
     this.election.close()
     this.channel.close()
@@ -240,7 +247,7 @@ export class CrossTabPool implements ListenerPool {
     this.broker.read(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
       (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
       (error: unknown) => {
-        const e = error instanceof ServiceError ? error : new ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
+        const e = error instanceof this.kit.ServiceError ? error : new this.kit.ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
         const retryAfterMs = (error as { retryAfterMs?: unknown })?.retryAfterMs
         reply({ ok: false, error: { code: e.code, message: e.message, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined } })
       },
@@ -254,12 +261,12 @@ export class CrossTabPool implements ListenerPool {
     this.asks.delete(m.rid)
     const { answer } = m
     if (!answer.ok) {
-      a.reject(Object.assign(new ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
+      a.reject(Object.assign(new this.kit.ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
       return
     }
     if (!answer.notifications.every((n) => belongsTo(n, a))) {
       this.dropped++
-      a.reject(new ServiceError('INVALID_RESPONSE', 'The tab holding the sockets answered a history read with notifications of another stream; it is read again.'))
+      a.reject(new this.kit.ServiceError('INVALID_RESPONSE', 'The tab holding the sockets answered a history read with notifications of another stream; it is read again.'))
       return
     }
     a.resolve({ notifications: answer.notifications, truncated: answer.truncated, foreign: answer.foreign, overlong: answer.overlong })
@@ -371,7 +378,7 @@ export class CrossTabPool implements ListenerPool {
 
   private receive(data: unknown): void {
     if (this.closed) return
-    const m = parseTabMessage(data)
+    const m = parseTabMessage(data, this.kit)
     if (!m) {
       this.dropped++
       return
@@ -421,7 +428,7 @@ export class CrossTabPool implements ListenerPool {
         try {
           solver = this.config.getSolver({ chainId: m.chainId, solverId: m.solverId })
         } catch (error) {
-          const e = error instanceof ServiceError ? error : new ServiceError('UNKNOWN_SOLVER', String(error))
+          const e = error instanceof this.kit.ServiceError ? error : new this.kit.ServiceError('UNKNOWN_SOLVER', String(error))
           this.post({ v: 1, t: 'e', tab: this.id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
           return
         }
@@ -454,7 +461,7 @@ export class CrossTabPool implements ListenerPool {
           const sub = this.mine.get(listener)
           if (!sub) return
           sub.served = true
-          listener.event(fromWire(m.e))
+          listener.event(fromWire(m.e, this.kit))
         }
         // An error, or a terminal status, is believed only from the tab that holds the lock.
         if (m.e.type === 'error' || m.e.status === 'closed') this.whenLeader(m.tab, deliver)

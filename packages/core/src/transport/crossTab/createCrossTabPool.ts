@@ -1,4 +1,7 @@
 import type { NotificationsConfig } from '../../config/types.js'
+import { ServiceError } from '../../errors/ServiceError.js'
+import { sealRaw } from '../../protocol/frame.js'
+import { protocolOf } from '../../protocol/protocols.js'
 import type { HistoryReader } from '../ListenerPool.js'
 import type { SocketPool } from '../SocketPool.js'
 import { DeferredCrossTabPool } from './DeferredCrossTabPool.js'
@@ -25,6 +28,6 @@ export function createCrossTabPool(
   }
   const doc = (globalThis as { document?: { visibilityState?: string } }).document
   const name = (option === true ? undefined : option.name) ?? 'default'
-  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read))
+  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read, { ServiceError, sealRaw, protocolOf }))
   return new DeferredCrossTabPool(local, load, warn, read)
 }

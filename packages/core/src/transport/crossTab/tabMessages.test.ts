@@ -1,6 +1,11 @@
 import { expect, it } from 'vitest'
 import { normalizeNotification } from '../../protocol/normalizeNotification.js'
-import { parseTabMessage } from './tabMessages.js'
+import { ServiceError } from '../../errors/ServiceError.js'
+import { sealRaw } from '../../protocol/frame.js'
+import { protocolOf } from '../../protocol/protocols.js'
+import { parseTabMessage as parseWith } from './tabMessages.js'
+
+const parseTabMessage = (data: unknown) => parseWith(data, { ServiceError, sealRaw, protocolOf })
 
 const account = '0xAbC0000000000000000000000000000000000001'
 const base = () => ({ ...normalizeNotification({ id: 'x', quote_id: 5, modify_time: 1_763_700_000, action_status: 'success' }, { protocol: 'rasa', chainId: 1, solverId: 's', account }) })

@@ -1,8 +1,7 @@
-import { ServiceError, type ServiceErrorCode } from '../../errors/ServiceError.js'
-import { sealRaw } from '../../protocol/frame.js'
+import type { ServiceErrorCode } from '../../errors/ServiceError.js'
 import { NUMBER_OR_NULL_FIELDS } from '../../protocol/notificationFields.js'
-import { protocolOf } from '../../protocol/protocols.js'
 import type { Notification } from '../../protocol/types.js'
+import type { CrossTabKit } from './CrossTabKit.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
 
 /** Version of the messages tabs exchange; a tab of another version is foreign. */
@@ -49,7 +48,7 @@ export function toWire(event: TransportStatusEvent | TransportErrorEvent): WireE
  * Reads a message from the channel like a frame from a socket: anything foreign or malformed is
  * `undefined` (the caller drops and counts it), and what comes back is rebuilt from known fields only.
  */
-export function parseTabMessage(data: unknown): TabMessage | undefined {
+export function parseTabMessage(data: unknown, kit: CrossTabKit): TabMessage | undefined {
   if (!isObject(data) || data.v !== TAB_PROTOCOL || !str(data.tab)) return undefined
   const addressed = str(data.to)
   switch (data.t) {
@@ -70,7 +69,7 @@ export function parseTabMessage(data: unknown): TabMessage | undefined {
     case 'c':
       return addressed && str(data.sid) ? { v: 1, t: data.t, tab: data.tab as string, to: data.to as string, sid: data.sid as string } : undefined
     case 'n': {
-      const n = addressed && str(data.sid) ? readNotification(data.n) : undefined
+      const n = addressed && str(data.sid) ? readNotification(data.n, kit) : undefined
       return n ? { v: 1, t: 'n', tab: data.tab as string, to: data.to as string, sid: data.sid as string, n } : undefined
     }
     case 'e': {
@@ -82,7 +81,7 @@ export function parseTabMessage(data: unknown): TabMessage | undefined {
         ? { v: 1, t: 'hq', tab: data.tab as string, to: data.to as string, rid: data.rid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string, since: data.since, maxRows: data.maxRows, poll: data.poll as number | undefined }
         : undefined
     case 'hr': {
-      const answer = addressed && str(data.rid) ? readAnswer(data.answer) : undefined
+      const answer = addressed && str(data.rid) ? readAnswer(data.answer, kit) : undefined
       return answer ? { v: 1, t: 'hr', tab: data.tab as string, to: data.to as string, rid: data.rid as string, answer } : undefined
     }
     default:
@@ -91,7 +90,7 @@ export function parseTabMessage(data: unknown): TabMessage | undefined {
 }
 
 /** A history answer from the channel, checked like forwarded notifications (one bad row refuses it all). */
-function readAnswer(a: unknown): WireAnswer | undefined {
+function readAnswer(a: unknown, kit: CrossTabKit): WireAnswer | undefined {
   if (!isObject(a)) return undefined
   if (a.ok === false) {
     const e = a.error
@@ -102,7 +101,7 @@ function readAnswer(a: unknown): WireAnswer | undefined {
   if (truncated !== undefined && !(isObject(truncated) && typeof truncated.left === 'number')) return undefined
   const notifications: Notification[] = []
   for (const n of a.notifications) {
-    const read = readNotification(n)
+    const read = readNotification(n, kit)
     if (!read) return undefined
     notifications.push(read)
   }
@@ -110,8 +109,8 @@ function readAnswer(a: unknown): WireAnswer | undefined {
 }
 
 /** The event a listener receives, rebuilt (errors become `ServiceError`s again). */
-export function fromWire(e: WireEvent): TransportStatusEvent | TransportErrorEvent {
-  return e.type === 'error' ? { type: 'error', error: new ServiceError(e.error.code as ServiceErrorCode, e.error.message) } : e
+export function fromWire(e: WireEvent, kit: CrossTabKit): TransportStatusEvent | TransportErrorEvent {
+  return e.type === 'error' ? { type: 'error', error: new kit.ServiceError(e.error.code as ServiceErrorCode, e.error.message) } : e
 }
 
 function readEvent(e: unknown): WireEvent | undefined {
@@ -132,7 +131,6 @@ function readEvent(e: unknown): WireEvent | undefined {
 const REQUIRED: Record<string, (v: unknown) => boolean> = {
   type: (v) => TYPES.has(v as string),
   phase: (v) => PHASES.has(v as string),
-  protocol: (v) => protocolOf(v) !== undefined,
   source: (v) => SOURCES.has(v as string),
   quoteId: (v) => typeof v === 'number',
   chainId: (v) => typeof v === 'number',
@@ -143,8 +141,8 @@ const REQUIRED: Record<string, (v: unknown) => boolean> = {
 /** Keys never copied: they would reach the prototype of the rebuilt object. */
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
 
-function readNotification(n: unknown): Notification | undefined {
-  if (!isObject(n) || !isObject(n.raw)) return undefined
+function readNotification(n: unknown, kit: CrossTabKit): Notification | undefined {
+  if (!isObject(n) || !isObject(n.raw) || kit.protocolOf(n.protocol) === undefined) return undefined
   for (const key in REQUIRED) if (!REQUIRED[key]!(n[key])) return undefined
   const out: Record<string, unknown> = {}
   // Every plain field is forwarded, whatever the protocol added: a follower tab sees what the leader saw.
@@ -157,6 +155,6 @@ function readNotification(n: unknown): Notification | undefined {
     else if (value !== undefined) return undefined
   }
   // The raw frame was sealed in the leader; structured clone gave this tab its own copy to seal again.
-  out.raw = sealRaw(n.raw)
+  out.raw = kit.sealRaw(n.raw)
   return Object.freeze(out) as unknown as Notification
 }
