@@ -27,8 +27,18 @@ const shared = {
 } as const
 
 export default defineConfig([
-  // ESM: every runtime dependency stays external, so apps dedupe them.
-  { ...shared, format: ['esm'], dts: true, clean: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'ky', 'zod'] },
+  // ESM: one file per source module (not bundled), so an app's bundler drops every module it does not
+  // use as a whole (the package has no side effects) instead of proving each statement of one big
+  // file unused; every runtime dependency stays external, so apps dedupe them. Types come from the
+  // two public entries.
+  {
+    ...shared,
+    entry: ['src/**/*.ts', '!src/**/*.test.ts', '!src/**/*.test-d.ts', '!src/**/*.bench.ts'],
+    bundle: false,
+    format: ['esm'],
+    clean: true,
+  },
+  { ...shared, format: ['esm'], dts: { only: true } },
   // CommonJS: ky ships only as ESM, which require() cannot load on Node 20 (nor Jest), so the CJS
   // build carries its own copy of ky; the rest stays external.
   { ...shared, format: ['cjs'], dts: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },

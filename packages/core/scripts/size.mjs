@@ -14,7 +14,7 @@ import { build } from 'esbuild'
 
 const here = fileURLToPath(new URL('..', import.meta.url))
 const core = join(here, 'dist/index.js')
-const query = join(here, 'dist/query.js')
+const query = join(here, 'dist/query/index.js')
 const KiB = 1024
 const external = ['rxjs', 'rxjs/*', 'ws']
 const use = (names, from = core) => `import { ${names} } from '${from}'; console.log(${names})`

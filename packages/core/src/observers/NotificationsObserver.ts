@@ -65,7 +65,7 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     this.options = { ...this.options, onNotification: options.onNotification, onStatusChange: options.onStatusChange, onError: options.onError }
   }
 
-  private unclaim: (() => void) | undefined
+  #unclaim: (() => void) | undefined
 
   protected key(): string | undefined {
     const { account, enabled = true, chainId, solverId, resume, notifyOnce } = this.options
@@ -80,15 +80,15 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     // Tabs that share sockets agree on one of them to run the callback, per account and solver.
     const tabs = notifyOnce ? this.client.crossTab : undefined
     const onceKey = `${account!.toLowerCase()} ${chainId ?? ''} ${solverId ?? ''}`
-    this.unclaim = tabs?.claim(onceKey)
+    this.#unclaim = tabs?.claim(onceKey)
     return this.client.events({ account: account!, chainId, solverId }, { resume }).subscribe((event) => {
       if (event.type === 'notification') {
-        if (!tabs || tabs.isNotifier(onceKey)) this.call(() => this.options.onNotification?.(event.notification))
+        if (!tabs || tabs.isNotifier(onceKey)) this.#call(() => this.options.onNotification?.(event.notification))
       }
-      else if (event.type === 'error') this.fail(event.error)
+      else if (event.type === 'error') this.#fail(event.error)
       else {
-        this.update({ status: event.status, error: event.status === 'open' ? null : this.current.error })
-        this.call(() => this.options.onStatusChange?.(event.status, event))
+        this.#update({ status: event.status, error: event.status === 'open' ? null : this.current.error })
+        this.#call(() => this.options.onStatusChange?.(event.status, event))
       }
     })
   }
@@ -98,17 +98,17 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
   }
 
   protected override afterRefused(error: ServiceError): void {
-    this.call(() => this.options.onError?.(error))
+    this.#call(() => this.options.onError?.(error))
   }
 
   protected override stopped(wasSubscribed: boolean): void {
-    this.unclaim?.()
-    this.unclaim = undefined
-    if (wasSubscribed) this.call(() => this.options.onStatusChange?.('idle', undefined))
+    this.#unclaim?.()
+    this.#unclaim = undefined
+    if (wasSubscribed) this.#call(() => this.options.onStatusChange?.('idle', undefined))
   }
 
-  private fail(error: ServiceError): void {
-    this.update({ status: this.current.status, error })
+  #fail(error: ServiceError): void {
+    this.#update({ status: this.current.status, error })
     try {
       this.options.onError?.(error)
     } catch {
@@ -116,15 +116,15 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     }
   }
 
-  private call(callback: () => void): void {
+  #call(callback: () => void): void {
     try {
       callback()
     } catch (cause) {
-      this.fail(new ServiceError('CALLBACK', `A useNotifications callback threw: ${(cause as Error)?.message ?? String(cause)}. Fix the callback; the stream goes on.`, { cause }))
+      this.#fail(new ServiceError('CALLBACK', `A useNotifications callback threw: ${(cause as Error)?.message ?? String(cause)}. Fix the callback; the stream goes on.`, { cause }))
     }
   }
 
-  private update(state: NotificationsState): void {
+  #update(state: NotificationsState): void {
     if (state.status === this.current.status && state.error === this.current.error) return
     this.set(state)
   }

@@ -10,40 +10,42 @@ import type { NotificationsClient } from '../client/createNotificationsClient.js
  */
 export abstract class StreamObserver<S, O> {
   protected options: O
-  private state: S
-  private readonly listeners = new Set<() => void>()
-  private subscription: Subscription | undefined
-  private subscribedKey: string | undefined
+  #state: S
+  readonly #listeners = new Set<() => void>()
+  #subscription: Subscription | undefined
+  #subscribedKey: string | undefined
+
+  readonly #idle: S
 
   constructor(
     readonly client: NotificationsClient<NotificationsConfigInput>,
     options: O,
-    private readonly idle: S,
-  ) {
+    idle: S) {
+    this.#idle = idle
     this.options = options
-    this.state = idle
+    this.#state = idle
   }
 
   /** New options: a changed key (account, chain, solver, `enabled`, …) moves the subscription. */
   setOptions(options: O): void {
     this.options = options
-    if (this.listeners.size > 0) this.sync()
+    if (this.#listeners.size > 0) this.#sync()
   }
 
   /** For `useSyncExternalStore` and friends: the first listener starts the stream, the last stops it. */
   readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    if (this.listeners.size === 1) this.sync()
+    this.#listeners.add(listener)
+    if (this.#listeners.size === 1) this.#sync()
     return () => {
-      this.listeners.delete(listener)
-      if (this.listeners.size === 0) this.stop()
+      this.#listeners.delete(listener)
+      if (this.#listeners.size === 0) this.#stop()
     }
   }
 
-  readonly getSnapshot = (): S => this.state
+  readonly getSnapshot = (): S => this.#state
 
   /** Server rendering never opens a socket: always idle. */
-  readonly getServerSnapshot = (): S => this.idle
+  readonly getServerSnapshot = (): S => this.#idle
 
   /** What identifies the subscription; undefined when there is none (no account, `enabled: false`). */
   protected abstract key(): string | undefined
@@ -57,17 +59,17 @@ export abstract class StreamObserver<S, O> {
   protected stopped(_wasSubscribed: boolean): void {}
 
   protected get current(): S {
-    return this.state
+    return this.#state
   }
 
-  private sync(): void {
+  #sync(): void {
     const key = this.key()
-    if (key === this.subscribedKey) return
-    this.stop()
+    if (key === this.#subscribedKey) return
+    this.#stop()
     if (key === undefined) return
-    this.subscribedKey = key
+    this.#subscribedKey = key
     try {
-      this.subscription = this.start()
+      this.#subscription = this.start()
     } catch (cause) {
       // Bad parameters (e.g. an address typo) surface as state, not as a render-time crash.
       const error = isServiceError(cause) ? cause : new ServiceError('INVALID_PARAMETERS', String(cause), { cause })
@@ -76,21 +78,21 @@ export abstract class StreamObserver<S, O> {
     }
   }
 
-  private stop(): void {
-    this.subscription?.unsubscribe()
-    this.subscription = undefined
-    const wasSubscribed = this.subscribedKey !== undefined
-    this.subscribedKey = undefined
-    if (wasSubscribed || this.state !== this.idle) {
-      this.set(this.idle)
+  #stop(): void {
+    this.#subscription?.unsubscribe()
+    this.#subscription = undefined
+    const wasSubscribed = this.#subscribedKey !== undefined
+    this.#subscribedKey = undefined
+    if (wasSubscribed || this.#state !== this.#idle) {
+      this.set(this.#idle)
       this.stopped(wasSubscribed)
     }
   }
 
   /** Publishes a new snapshot to every listener (the same object: nothing happens). */
   protected set(state: S): void {
-    if (state === this.state) return
-    this.state = state
-    for (const listener of [...this.listeners]) listener()
+    if (state === this.#state) return
+    this.#state = state
+    for (const listener of [...this.#listeners]) listener()
   }
 }

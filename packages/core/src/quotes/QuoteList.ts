@@ -17,25 +17,25 @@ export function byRecency(a: QuoteState, b: QuoteState): number {
  */
 export class QuoteListVersion {
   /** the sorted list, never handed to apps: later versions are built from it (each book copies it for its reader) */
-  private array: QuoteState[] | undefined
-  private prev: QuoteListVersion | undefined
-  private readonly removed: readonly QuoteState[]
-  private readonly added: readonly QuoteState[]
+  #array: QuoteState[] | undefined
+  #prev: QuoteListVersion | undefined
+  readonly #removed: readonly QuoteState[]
+  readonly #added: readonly QuoteState[]
   /** unbuilt versions back to the nearest built one */
   readonly depth: number
 
   constructor(prev: QuoteListVersion | undefined, removed: readonly QuoteState[], added: readonly QuoteState[], size: number) {
-    this.removed = removed
-    this.added = added
+    this.#removed = removed
+    this.#added = added
     if (!prev) {
-      this.array = [...added].sort(byRecency)
+      this.#array = [...added].sort(byRecency)
       this.depth = 0
       return
     }
-    this.prev = prev
-    this.depth = prev.array ? 1 : prev.depth + 1
+    this.#prev = prev
+    this.depth = prev.#array ? 1 : prev.depth + 1
     // Built now and then (amortised: one element copied per change) so an unread chain cannot grow forever.
-    if (this.depth > Math.max(256, size)) this.build()
+    if (this.depth > Math.max(256, size)) this.#build()
   }
 
   /** An empty first version. */
@@ -45,31 +45,31 @@ export class QuoteListVersion {
 
   /** The sorted list of this version; shared, so only read it (a book hands its reader a copy). */
   quotes(): readonly QuoteState[] {
-    return this.build()
+    return this.#build()
   }
 
-  private build(): QuoteState[] {
-    if (this.array) return this.array
+  #build(): QuoteState[] {
+    if (this.#array) return this.#array
     const chain: QuoteListVersion[] = []
     let node: QuoteListVersion = this
-    while (!node.array) {
+    while (!node.#array) {
       chain.push(node)
-      node = node.prev!
+      node = node.#prev!
     }
     const gone = new Set<QuoteState>()
     const added: QuoteState[] = []
     for (let i = chain.length - 1; i >= 0; i--) {
       const version = chain[i]!
-      for (const q of version.removed) gone.add(q)
-      for (const q of version.added) added.push(q)
+      for (const q of version.#removed) gone.add(q)
+      for (const q of version.#added) added.push(q)
     }
     const fresh = added.filter((q) => !gone.has(q)).sort(byRecency)
     // By how much changed: a few (a render per update) are spliced into a copy; dozens to hundreds (a render
     // per frame) are found by binary search and the runs between them copied; more (a long unread chain) merged.
     const changes = gone.size + fresh.length
-    this.array = changes <= 32 ? splice(node.array, gone, fresh) : changes <= 1_024 ? rebuild(node.array, gone, fresh) : merge(node.array, gone, fresh)
-    this.prev = undefined
-    return this.array
+    this.#array = changes <= 32 ? splice(node.#array, gone, fresh) : changes <= 1_024 ? rebuild(node.#array, gone, fresh) : merge(node.#array, gone, fresh)
+    this.#prev = undefined
+    return this.#array
   }
 }
 

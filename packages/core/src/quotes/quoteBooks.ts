@@ -18,18 +18,20 @@ const NO_QUOTES: Pick<QuoteListVersion, 'quotes'> = { quotes: () => [] }
 /** A book whose `quotes` array is built on first read (see {@link QuoteListVersion}). */
 class Book implements QuoteBook {
   /** this book's own copy of the list, made on first read: a reader may sort or splice it, no other book sees that */
-  private readonly cache: { quotes?: readonly QuoteState[] } = {}
+  readonly #cache: { quotes?: readonly QuoteState[] } = {}
+  readonly #version: Pick<QuoteListVersion, 'quotes'>
+
   constructor(
     readonly ready: boolean,
     readonly status: SocketStatus,
     readonly error: ServiceError | null,
-    private readonly version: Pick<QuoteListVersion, 'quotes'>,
-  ) {
+    version: Pick<QuoteListVersion, 'quotes'>) {
+    this.#version = version
     Object.freeze(this)
   }
   get quotes(): readonly QuoteState[] {
-    this.cache.quotes ??= this.version.quotes().slice()
-    return this.cache.quotes
+    this.#cache.quotes ??= this.#version.quotes().slice()
+    return this.#cache.quotes
   }
   /** Spread and JSON see the quotes as a plain field. */
   toJSON(): QuoteBook {

@@ -98,18 +98,20 @@ export type CrossTabFeature = (local: SocketPool, config: NotificationsConfig, o
  * subclass, so the frame path makes no call through a selector and no event object it does not need.
  */
 abstract class ViewListener<T> extends PooledListener implements StreamListener {
+  readonly #pool: ListenerPool
+
   constructor(
     protected readonly subscriber: Subscriber<T>,
-    private readonly pool: ListenerPool,
-  ) {
+    pool: ListenerPool) {
     super()
+    this.#pool = pool
   }
   abstract override event(event: StatusEvent | TransportErrorEvent): void
   complete(): void {
     this.subscriber.complete()
   }
   unsubscribe(): void {
-    this.pool.release(this)
+    this.#pool.release(this)
   }
 }
 
@@ -140,18 +142,26 @@ type View<T> = new (subscriber: Subscriber<T>, pool: ListenerPool) => ViewListen
 
 /** A live stream of one account; subscribing puts a view listener in the pool (a subclass: no closure per stream). */
 class PoolObservable<T> extends StreamObservable<T> {
+  readonly #pool: ListenerPool
+  readonly #solver: ResolvedSolver
+  readonly #account: Address
+  readonly #View: View<T>
+
   constructor(
-    private readonly pool: ListenerPool,
-    private readonly solver: ResolvedSolver,
-    private readonly account: Address,
-    private readonly View: View<T>,
-  ) {
+    pool: ListenerPool,
+    solver: ResolvedSolver,
+    account: Address,
+    View: View<T>) {
     super()
+    this.#pool = pool
+    this.#solver = solver
+    this.#account = account
+    this.#View = View
   }
   // rxjs calls `_subscribe` (its documented extension point, as Subject uses it); not in its public typings.
   protected _subscribe(subscriber: Subscriber<T>): TeardownLogic {
-    const listener = new this.View(subscriber, this.pool)
-    this.pool.acquire(this.solver, this.account, listener)
+    const listener = new this.#View(subscriber, this.#pool)
+    this.#pool.acquire(this.#solver, this.#account, listener)
     return listener
   }
 }

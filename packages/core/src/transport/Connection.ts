@@ -48,140 +48,146 @@ const IDLE_EVENT: TransportStatusEvent = /* @__PURE__ */ Object.freeze({ type: '
  * `closed`, it never dials, sends or arms a timer again.
  */
 export class Connection {
-  private state: SocketStatus = 'idle'
-  private event: TransportStatusEvent = IDLE_EVENT
+  #state: SocketStatus = 'idle'
+  #event: TransportStatusEvent = IDLE_EVENT
   /** bumped by every state change; a step whose epoch moved on stops */
-  private epoch = 0
-  private ws: WebSocketLike | undefined
+  #epoch = 0
+  #ws: WebSocketLike | undefined
   /** consecutive failed connections; reset only after a connection stayed open resetAfterMs */
-  private failures = 0
-  private holdsSlot = false
-  private cancelWait: (() => void) | undefined
-  private connectTimer: Handle
-  private retryTimer: Handle
-  private resetTimer: Handle
+  #failures = 0
+  #holdsSlot = false
+  #cancelWait: (() => void) | undefined
+  #connectTimer: Handle
+  #retryTimer: Handle
+  #resetTimer: Handle
   /** the deadline of an `auth.socketUrl` that has not answered yet */
-  private authTimer: Handle
-  private pingTimer: Handle
-  private pongTimer: Handle
-  private oversize = false
-  private lastSubscribe: { accounts: number; bytes: number } | undefined
+  #authTimer: Handle
+  #pingTimer: Handle
+  #pongTimer: Handle
+  #oversize = false
+  #lastSubscribe: { accounts: number; bytes: number } | undefined
 
   /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
-  private readonly shown: string
+  readonly #shown: string
   /** credential refusals in this episode (a new one starts when a socket opens with another credential) */
-  private refusals = 0
+  #refusals = 0
   /** the URL (its credential) the last refusal was for, and the one being dialed */
-  private refusedWith: string | undefined
-  private dialedWith: string | undefined
+  #refusedWith: string | undefined
+  #dialedWith: string | undefined
   /** the server refused the current socket's upgrade with this HTTP status */
-  private refusedUpgrade: number | undefined
+  #refusedUpgrade: number | undefined
+
+  readonly #host: ConnectionHost
+  readonly #ctx: ConnectionContext
+  /** what each dial uses: upgrade headers (Node), and the URL asked anew before every dial (`auth.socketUrl`) */
+  readonly #target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined }
 
   constructor(
     readonly url: string,
-    private readonly host: ConnectionHost,
-    private readonly ctx: ConnectionContext,
-    /** what each dial uses: upgrade headers (Node), and the URL asked anew before every dial (`auth.socketUrl`) */
-    private readonly target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined } = {},
-  ) {
-    this.shown = redactUrl(url)
+    host: ConnectionHost,
+    ctx: ConnectionContext,
+    target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined } = {}) {
+    this.#host = host
+    this.#ctx = ctx
+    this.#target = target
+    this.#shown = redactUrl(url)
   }
 
   /** the URL as it may be shown: credentials and query values `***` */
   get shownUrl(): string {
-    return this.shown
+    return this.#shown
   }
 
   get status(): SocketStatus {
-    return this.state
+    return this.#state
   }
 
   /** The current state as a (shared, frozen) status event. */
   get statusEvent(): TransportStatusEvent {
-    return this.event
+    return this.#event
   }
 
   /** Whether this socket is watched by protocol pings (Node ws); others cannot notice a dead link by themselves. */
   get canPing(): boolean {
-    const ws = this.ws
-    return this.ctx.options.heartbeat !== false && ws !== undefined && typeof ws.ping === 'function' && typeof ws.on === 'function'
+    const ws = this.#ws
+    return this.#ctx.options.heartbeat !== false && ws !== undefined && typeof ws.ping === 'function' && typeof ws.on === 'function'
   }
 
   /** idle → connecting. */
   start(): void {
-    if (this.state === 'idle') this.dial()
+    if (this.#state === 'idle') this.#dial()
   }
 
   /** Sends on the open socket; returns whether it went out. A hub frame is remembered for close classification. */
   send(text: string, accounts?: number): boolean {
-    const ws = this.ws
-    if (this.state !== 'open' || ws === undefined) return false
+    const ws = this.#ws
+    if (this.#state !== 'open' || ws === undefined) return false
     try {
       ws.send(text)
     } catch (cause) {
-      this.host.onError(new ServiceError('SOCKET', `Could not send to ${this.shown}; the socket is replaced.`, { cause: redactCause(cause) }))
-      if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+      this.#host.onError(new ServiceError('SOCKET', `Could not send to ${this.#shown}; the socket is replaced.`, { cause: redactCause(cause) }))
+      if (this.#ws === ws) this.#lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
       return false
     }
-    this.lastSubscribe = accounts === undefined ? undefined : { accounts, bytes: text.length }
+    this.#lastSubscribe = accounts === undefined ? undefined : { accounts, bytes: text.length }
     return true
   }
 
   /** Waiting to retry: dial now (the network is back, the page is visible). */
   nudge(): void {
-    if (this.state !== 'reconnecting' || this.retryTimer === undefined) return
-    this.retryTimer = this.ctx.timers.clear(this.retryTimer)
-    this.ctx.stats.reconnects++
-    this.dial()
+    if (this.#state !== 'reconnecting' || this.#retryTimer === undefined) return
+    this.#retryTimer = this.#ctx.timers.clear(this.#retryTimer)
+    this.#ctx.stats.reconnects++
+    this.#dial()
   }
 
   /** Replaces the socket now, whatever its state, when it may be dead without knowing (after sleep). */
   redial(reason: string): void {
-    if (this.state === 'open' && this.ws) this.lost(this.ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
+    if (this.#state === 'open' && this.#ws) this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
     this.nudge()
   }
 
   /** Released: quiet and terminal (nobody is left to tell). */
   stop(): void {
-    if (this.state === 'closed') return
-    this.enter('closed', { attempt: this.failures, closeReason: 'released' }, false)
-    this.teardown(true)
+    if (this.#state === 'closed') return
+    this.#enter('closed', { attempt: this.#failures, closeReason: 'released' }, false)
+    this.#teardown(true)
   }
 
   /** Terminal with a `closed` report to everyone (client closed). */
   close(reason: string): void {
-    if (this.state === 'closed') return
-    this.finish({ attempt: this.failures, closeReason: reason }, true)
+    if (this.#state === 'closed') return
+    this.#finish({ attempt: this.#failures, closeReason: reason }, true)
   }
 
   /**
    * The only writer of the state. Returns false when a listener moved the connection on meanwhile.
    * `report: false` (a release: nobody is left to tell) changes the state without an event.
    */
-  private enter(state: SocketStatus, detail: Detail, report = true): boolean {
-    const epoch = ++this.epoch
+  #enter(state: SocketStatus, detail: Detail, report = true): boolean {
+    const epoch = ++this.#epoch
     // Counted here, where the state changes, so the counts by state always add up.
-    const counts = this.ctx.stats.socketStatus
-    if (this.state in counts) counts[this.state as keyof typeof counts]--
+    const counts = this.#ctx.stats.socketStatus
+    if (this.#state in counts) counts[this.#state as keyof typeof counts]--
     if (state in counts) counts[state as keyof typeof counts]++
-    this.state = state
-    this.event = Object.freeze({ type: 'status', status: state, ...detail })
-    const logger = this.ctx.options.logger
+    this.#state = state
+    this.#event = Object.freeze({ type: 'status', status: state, ...detail })
+    const logger = this.#ctx.options.logger
     // Dials of a socket that is down repeat for as long as it is: summed up once a second.
-    if (state === 'connecting' || state === 'reconnecting') logger?.repeated(LEVEL_OF_STATUS[state], `${state} ${this.shown}`, `socket ${state}`, { url: this.shown, ...detail })
+    if (state === 'connecting' || state === 'reconnecting') logger?.repeated(LEVEL_OF_STATUS[state], `${state} ${this.#shown}`, `socket ${state}`, { url: this.#shown, ...detail })
     else if (logger) {
       // Open or closed: the dials are over, so the next one is logged at once.
-      logger.settle(`connecting ${this.shown}`)
-      logger.settle(`reconnecting ${this.shown}`)
-      logger.log(LEVEL_OF_STATUS[state], `socket ${state}`, { url: this.shown, ...detail })
+      logger.settle(`connecting ${this.#shown}`)
+      logger.settle(`reconnecting ${this.#shown}`)
+      logger.log(LEVEL_OF_STATUS[state], `socket ${state}`, { url: this.#shown, ...detail })
     }
-    if (report) this.host.onStatus(this.event)
-    return this.epoch === epoch
+    if (report) this.#host.onStatus(this.#event)
+    return this.#epoch === epoch
   }
 
-  private dial(): void {
-    if (!this.enter('connecting', { attempt: this.failures })) return
-    this.connect()
+  #dial(): void {
+    if (!this.#enter('connecting', { attempt: this.#failures })) return
+    this.#connect()
   }
 
   /**
@@ -189,201 +195,201 @@ export class Connection {
    * bounds socket handshakes only, so one solver's slow credentials never delay another solver's dial.
    * The callback gets connectTimeoutMs from its call; then the connection backs off.
    */
-  private connect(): void {
-    const epoch = this.epoch
-    const resolve = this.target.resolve
+  #connect(): void {
+    const epoch = this.#epoch
+    const resolve = this.#target.resolve
     if (!resolve) {
-      this.handshake(this.url)
+      this.#handshake(this.url)
       return
     }
     let next: string | Promise<string>
     try {
       next = resolve()
     } catch (cause) {
-      this.authFailed(cause)
+      this.#authFailed(cause)
       return
     }
     if (typeof next === 'string') {
-      this.handshake(next)
+      this.#handshake(next)
       return
     }
-    const { timers, options } = this.ctx
-    this.authTimer = timers.set(() => {
-      this.authTimer = undefined
-      if (this.epoch === epoch) this.authFailed(new Error(`no answer within connectTimeoutMs (${options.connectTimeoutMs} ms)`))
+    const { timers, options } = this.#ctx
+    this.#authTimer = timers.set(() => {
+      this.#authTimer = undefined
+      if (this.#epoch === epoch) this.#authFailed(new Error(`no answer within connectTimeoutMs (${options.connectTimeoutMs} ms)`))
     }, options.connectTimeoutMs)
     Promise.resolve(next).then(
       (url) => {
-        if (this.epoch !== epoch || this.authTimer === undefined) return
-        this.authTimer = timers.clear(this.authTimer)
-        this.handshake(url)
+        if (this.#epoch !== epoch || this.#authTimer === undefined) return
+        this.#authTimer = timers.clear(this.#authTimer)
+        this.#handshake(url)
       },
       (cause: unknown) => {
-        if (this.epoch !== epoch || this.authTimer === undefined) return
-        this.authTimer = timers.clear(this.authTimer)
-        this.authFailed(cause)
+        if (this.#epoch !== epoch || this.#authTimer === undefined) return
+        this.#authTimer = timers.clear(this.#authTimer)
+        this.#authFailed(cause)
       },
     )
   }
 
   /** Opens the socket once a dial slot is free (at once when one is). */
-  private handshake(url: string): void {
+  #handshake(url: string): void {
     const go = () => {
-      this.cancelWait = undefined
-      this.holdsSlot = true
-      this.open(url)
+      this.#cancelWait = undefined
+      this.#holdsSlot = true
+      this.#open(url)
     }
-    if (this.ctx.gate.tryEnter()) go()
-    else this.cancelWait = this.ctx.gate.wait(go)
+    if (this.#ctx.gate.tryEnter()) go()
+    else this.#cancelWait = this.#ctx.gate.wait(go)
   }
 
-  private authFailed(cause: unknown): void {
-    const epoch = this.epoch
-    this.leaveGate()
-    this.host.onError(
-      new ServiceError('AUTH', `auth.socketUrl failed for ${this.shown}: ${redactText((cause as Error)?.message ?? String(cause))}; retrying with backoff. Fix the callback.`, {
+  #authFailed(cause: unknown): void {
+    const epoch = this.#epoch
+    this.#leaveGate()
+    this.#host.onError(
+      new ServiceError('AUTH', `auth.socketUrl failed for ${this.#shown}: ${redactText((cause as Error)?.message ?? String(cause))}; retrying with backoff. Fix the callback.`, {
         cause: redactCause(cause),
       }),
     )
-    if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: 'auth.socketUrl failed', oversize: false, afterSubscribe: undefined })
+    if (this.#epoch === epoch) this.#lost(undefined, { cause: 'local', reason: 'auth.socketUrl failed', oversize: false, afterSubscribe: undefined })
   }
 
-  private open(url: string): void {
-    const { options, timers } = this.ctx
-    const epoch = this.epoch
+  #open(url: string): void {
+    const { options, timers } = this.#ctx
+    const epoch = this.#epoch
     let ws: WebSocketLike
-    this.refusedUpgrade = undefined
-    this.dialedWith = url
+    this.#refusedUpgrade = undefined
+    this.#dialedWith = url
     try {
-      ws = options.createWebSocket(url, this.target.headers)
+      ws = options.createWebSocket(url, this.#target.headers)
     } catch (cause) {
-      this.leaveGate()
-      this.host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.shown}; retrying. Check the configured URL.`, { cause: redactCause(cause) }))
-      if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: 'could not create the WebSocket', oversize: false, afterSubscribe: undefined })
+      this.#leaveGate()
+      this.#host.onError(new ServiceError('SOCKET', `Could not open a WebSocket to ${this.#shown}; retrying. Check the configured URL.`, { cause: redactCause(cause) }))
+      if (this.#epoch === epoch) this.#lost(undefined, { cause: 'local', reason: 'could not create the WebSocket', oversize: false, afterSubscribe: undefined })
       return
     }
-    this.ws = ws
-    this.oversize = false
-    this.lastSubscribe = undefined
+    this.#ws = ws
+    this.#oversize = false
+    this.#lastSubscribe = undefined
     ws.onopen = () => {
-      if (this.ws === ws) this.opened(ws)
+      if (this.#ws === ws) this.#opened(ws)
     }
     const node = ws as NodeWebSocketExtras
     if (typeof node.pause === 'function' && typeof node.on === 'function') {
       // Node's ws: its own 'message' event skips the MessageEvent its onmessage shim allocates per frame (the CPU per frame at 10,000 accounts is what counts).
       node.on('message', (data: { toString(): string }, isBinary: boolean) => {
-        if (this.ws !== ws) return
-        this.lastSubscribe = undefined
-        this.host.onFrame(isBinary ? data : data.toString())
+        if (this.#ws !== ws) return
+        this.#lastSubscribe = undefined
+        this.#host.onFrame(isBinary ? data : data.toString())
       })
     } else {
       ws.onmessage = (event) => {
-        if (this.ws !== ws) return
-        this.lastSubscribe = undefined
-        this.host.onFrame(event.data)
+        if (this.#ws !== ws) return
+        this.#lastSubscribe = undefined
+        this.#host.onFrame(event.data)
       }
     }
     ws.onclose = (event) => {
-      if (this.ws !== ws) return
-      this.lost(ws, {
+      if (this.#ws !== ws) return
+      this.#lost(ws, {
         cause: 'server',
         code: event?.code,
         reason: event?.reason || undefined,
-        oversize: this.oversize,
-        afterSubscribe: this.lastSubscribe,
-        refusedUpgrade: this.refusedUpgrade,
+        oversize: this.#oversize,
+        afterSubscribe: this.#lastSubscribe,
+        refusedUpgrade: this.#refusedUpgrade,
       })
     }
     ws.onerror = (event) => {
-      if (this.ws === ws) this.errored(event)
+      if (this.#ws === ws) this.#errored(event)
     }
-    this.connectTimer = timers.set(() => {
-      this.connectTimer = undefined
-      if (this.ws === ws) this.lost(ws, { cause: 'dead', reason: `connect timeout after ${options.connectTimeoutMs} ms`, oversize: false, afterSubscribe: undefined })
+    this.#connectTimer = timers.set(() => {
+      this.#connectTimer = undefined
+      if (this.#ws === ws) this.#lost(ws, { cause: 'dead', reason: `connect timeout after ${options.connectTimeoutMs} ms`, oversize: false, afterSubscribe: undefined })
     }, options.connectTimeoutMs)
   }
 
-  private opened(ws: WebSocketLike): void {
-    this.connectTimer = this.ctx.timers.clear(this.connectTimer)
-    this.leaveGate()
+  #opened(ws: WebSocketLike): void {
+    this.#connectTimer = this.#ctx.timers.clear(this.#connectTimer)
+    this.#leaveGate()
     // The subscribe frame goes first, before the socket is reported open.
-    const frame = this.host.subscribeFrame()
+    const frame = this.#host.subscribeFrame()
     if (frame) {
       try {
         ws.send(frame.text)
       } catch (cause) {
-        this.host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.shown}; the socket is replaced.`, { cause: redactCause(cause) }))
-        if (this.ws === ws) this.lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+        this.#host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.#shown}; the socket is replaced.`, { cause: redactCause(cause) }))
+        if (this.#ws === ws) this.#lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
         return
       }
-      this.lastSubscribe = { accounts: frame.accounts, bytes: frame.text.length }
+      this.#lastSubscribe = { accounts: frame.accounts, bytes: frame.text.length }
     }
     // Open with another credential than the refused one (a rotated token): a later refusal is a new episode.
-    if (this.dialedWith !== this.refusedWith) this.refusals = 0
-    if (!this.enter('open', { attempt: this.failures })) return
-    this.resetTimer = this.ctx.timers.set(() => {
-      this.resetTimer = undefined
-      this.failures = 0
-      this.refusals = 0
-    }, this.ctx.options.resetAfterMs)
-    this.startHeartbeat(ws)
+    if (this.#dialedWith !== this.#refusedWith) this.#refusals = 0
+    if (!this.#enter('open', { attempt: this.#failures })) return
+    this.#resetTimer = this.#ctx.timers.set(() => {
+      this.#resetTimer = undefined
+      this.#failures = 0
+      this.#refusals = 0
+    }, this.#ctx.options.resetAfterMs)
+    this.#startHeartbeat(ws)
   }
 
-  private errored(event: unknown): void {
+  #errored(event: unknown): void {
     const error = (event as { error?: { code?: string } })?.error
     // Node ws refusing a frame over maxPayload: it closes the socket next; the close reports it.
     if (error?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
-      this.oversize = true
+      this.#oversize = true
       return
     }
     const message = (event as { message?: string })?.message
     // Node's ws names the status of a refused upgrade; a 401/403 is about credentials (the close reports it).
     const refused = /Unexpected server response: (401|403)\b/.exec(message ?? '')
     if (refused) {
-      this.refusedUpgrade = Number(refused[1])
+      this.#refusedUpgrade = Number(refused[1])
       return
     }
-    this.host.onError(
-      new ServiceError('SOCKET', `WebSocket error on ${this.shown}${message ? `: ${redactText(message)}` : ''}; the stream reconnects by itself`, {
+    this.#host.onError(
+      new ServiceError('SOCKET', `WebSocket error on ${this.#shown}${message ? `: ${redactText(message)}` : ''}; the stream reconnects by itself`, {
         cause: redactCause((event as { error?: unknown })?.error ?? event),
       }),
     )
   }
 
-  private startHeartbeat(ws: WebSocketLike): void {
-    const { heartbeat } = this.ctx.options
+  #startHeartbeat(ws: WebSocketLike): void {
+    const { heartbeat } = this.#ctx.options
     if (!heartbeat || typeof ws.ping !== 'function' || typeof ws.on !== 'function') return
-    const { timers } = this.ctx
+    const { timers } = this.#ctx
     ws.on('pong', () => {
-      if (this.ws === ws) this.pongTimer = timers.clear(this.pongTimer)
+      if (this.#ws === ws) this.#pongTimer = timers.clear(this.#pongTimer)
     })
     const beat = () => {
-      this.pingTimer = undefined
-      if (this.ws !== ws) return
+      this.#pingTimer = undefined
+      if (this.#ws !== ws) return
       try {
         ws.ping!()
       } catch {
         return
       }
-      this.pongTimer ??= timers.set(() => {
-        this.pongTimer = undefined
-        if (this.ws === ws) {
-          this.lost(ws, { cause: 'dead', reason: `heartbeat timeout: no pong within ${heartbeat.timeoutMs} ms`, oversize: false, afterSubscribe: undefined })
+      this.#pongTimer ??= timers.set(() => {
+        this.#pongTimer = undefined
+        if (this.#ws === ws) {
+          this.#lost(ws, { cause: 'dead', reason: `heartbeat timeout: no pong within ${heartbeat.timeoutMs} ms`, oversize: false, afterSubscribe: undefined })
         }
       }, heartbeat.timeoutMs)
-      this.pingTimer = timers.set(beat, heartbeat.intervalMs)
+      this.#pingTimer = timers.set(beat, heartbeat.intervalMs)
     }
-    this.pingTimer = timers.set(beat, heartbeat.intervalMs)
+    this.#pingTimer = timers.set(beat, heartbeat.intervalMs)
   }
 
   /** The socket is gone (or never came): retry with backoff, or end, as the close policy says. */
-  private lost(ws: WebSocketLike | undefined, lost: LostSocket): void {
-    const { options, timers, stats } = this.ctx
-    const epoch = this.epoch
-    if (ws) this.abandon(ws, lost.cause === 'dead')
-    const verdict = classifyClose(lost, { url: this.shown, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
+  #lost(ws: WebSocketLike | undefined, lost: LostSocket): void {
+    const { options, timers, stats } = this.#ctx
+    const epoch = this.#epoch
+    if (ws) this.#abandon(ws, lost.cause === 'dead')
+    const verdict = classifyClose(lost, { url: this.#shown, maxFrameBytes: options.maxFrameBytes, shouldRetry: options.shouldRetry })
     if (verdict.refusal) {
-      this.refused(verdict.refusal, lost)
+      this.#refused(verdict.refusal, lost)
       return
     }
     if (verdict.oversize) {
@@ -391,28 +397,28 @@ export class Connection {
       stats.frames.dropped.oversize++
     }
     if (verdict.error) {
-      this.host.onError(verdict.error)
-      if (this.epoch !== epoch) return
+      this.#host.onError(verdict.error)
+      if (this.#epoch !== epoch) return
     }
     // An oversize refusal is this side closing with 1009 (message too big), whatever the close event says.
     const detail = verdict.oversize
       ? { closeCode: 1009, closeReason: `a frame over maxFrameBytes (${options.maxFrameBytes} bytes)` }
       : { closeCode: lost.code, closeReason: lost.reason }
     if (!verdict.retry) {
-      this.finish({ attempt: this.failures, ...defined(detail) }, false)
+      this.#finish({ attempt: this.#failures, ...defined(detail) }, false)
       return
     }
-    this.failures++
-    if (this.failures > options.maxAttempts) {
-      this.finish({ attempt: this.failures, ...defined({ ...detail, closeReason: lost.reason ?? `gave up after ${options.maxAttempts} reconnect attempts` }) }, false)
+    this.#failures++
+    if (this.#failures > options.maxAttempts) {
+      this.#finish({ attempt: this.#failures, ...defined({ ...detail, closeReason: lost.reason ?? `gave up after ${options.maxAttempts} reconnect attempts` }) }, false)
       return
     }
-    const retryInMs = backoffDelay(this.failures - 1, options, options.random)
-    if (!this.enter('reconnecting', { attempt: this.failures, retryInMs, ...defined(detail) })) return
-    this.retryTimer = timers.set(() => {
-      this.retryTimer = undefined
+    const retryInMs = backoffDelay(this.#failures - 1, options, options.random)
+    if (!this.#enter('reconnecting', { attempt: this.#failures, retryInMs, ...defined(detail) })) return
+    this.#retryTimer = timers.set(() => {
+      this.#retryTimer = undefined
       stats.reconnects++
-      this.dial()
+      this.#dial()
     }, retryInMs)
   }
 
@@ -423,61 +429,61 @@ export class Connection {
    * credential that changed meanwhile (tokens rotating faster than a dial) is an `UNAUTHORIZED` error
    * event and a re-dial with backoff. A socket that opens with a new credential starts a new episode.
    */
-  private refused(what: string, lost: LostSocket): void {
+  #refused(what: string, lost: LostSocket): void {
     const detail = defined({ closeCode: lost.code, closeReason: lost.reason })
-    const credential = this.dialedWith
-    const sameAgain = this.refusals > 0 && credential === this.refusedWith
-    this.refusedWith = credential
-    if (this.refusals++ === 0) {
-      if (!this.enter('reconnecting', { attempt: this.failures, retryInMs: 0, ...detail })) return
-      this.retryTimer = this.ctx.timers.set(() => {
-        this.retryTimer = undefined
-        this.ctx.stats.reconnects++
-        this.dial()
+    const credential = this.#dialedWith
+    const sameAgain = this.#refusals > 0 && credential === this.#refusedWith
+    this.#refusedWith = credential
+    if (this.#refusals++ === 0) {
+      if (!this.#enter('reconnecting', { attempt: this.#failures, retryInMs: 0, ...detail })) return
+      this.#retryTimer = this.#ctx.timers.set(() => {
+        this.#retryTimer = undefined
+        this.#ctx.stats.reconnects++
+        this.#dial()
       }, 0)
       return
     }
-    const epoch = this.epoch
+    const epoch = this.#epoch
     if (!sameAgain) {
-      this.host.onError(
-        new ServiceError('UNAUTHORIZED', `${this.shown} ${what} again, with a credential that changed since the last refusal; re-dialing with backoff. If this repeats, renew the credentials (auth.socketUrl, the config's headers).`),
+      this.#host.onError(
+        new ServiceError('UNAUTHORIZED', `${this.#shown} ${what} again with a credential changed since the last refusal; re-dialing with backoff. If it repeats, renew the credentials (auth.socketUrl, the config's headers).`),
       )
-      if (this.epoch === epoch) this.lost(undefined, { cause: 'local', reason: `credentials refused: ${what}`, oversize: false, afterSubscribe: undefined })
+      if (this.#epoch === epoch) this.#lost(undefined, { cause: 'local', reason: `credentials refused: ${what}`, oversize: false, afterSubscribe: undefined })
       return
     }
-    this.host.onError(
+    this.#host.onError(
       new ServiceError(
         'UNAUTHORIZED',
-        `${this.shown} ${what} again after a re-dial with the same credentials: they are missing, wrong or expired, so its streams end with status closed. Renew them (auth.socketUrl, the config's headers) and subscribe again.`,
+        `${this.#shown} ${what} again after a re-dial with the same credentials (missing, wrong or expired): its streams end closed. Renew them (auth.socketUrl, the config's headers) and subscribe again.`,
       ),
     )
-    if (this.epoch !== epoch) return
-    this.finish({ attempt: this.failures, ...detail }, false)
+    if (this.#epoch !== epoch) return
+    this.#finish({ attempt: this.#failures, ...detail }, false)
   }
 
   /** Terminal: tear everything down first, then report `closed` once. */
-  private finish(detail: Detail, politely: boolean): void {
-    this.teardown(politely)
-    this.enter('closed', detail)
+  #finish(detail: Detail, politely: boolean): void {
+    this.#teardown(politely)
+    this.#enter('closed', detail)
   }
 
-  private teardown(politely: boolean): void {
-    this.retryTimer = this.ctx.timers.clear(this.retryTimer)
-    this.authTimer = this.ctx.timers.clear(this.authTimer)
-    this.cancelWait?.()
-    this.cancelWait = undefined
-    if (this.ws) this.abandon(this.ws, !politely)
+  #teardown(politely: boolean): void {
+    this.#retryTimer = this.#ctx.timers.clear(this.#retryTimer)
+    this.#authTimer = this.#ctx.timers.clear(this.#authTimer)
+    this.#cancelWait?.()
+    this.#cancelWait = undefined
+    if (this.#ws) this.#abandon(this.#ws, !politely)
   }
 
   /** Stops listening to a socket and closes it; its late events are ignored. */
-  private abandon(ws: WebSocketLike, dead: boolean): void {
-    const { timers } = this.ctx
-    this.connectTimer = timers.clear(this.connectTimer)
-    this.resetTimer = timers.clear(this.resetTimer)
-    this.pingTimer = timers.clear(this.pingTimer)
-    this.pongTimer = timers.clear(this.pongTimer)
-    this.leaveGate()
-    if (this.ws === ws) this.ws = undefined
+  #abandon(ws: WebSocketLike, dead: boolean): void {
+    const { timers } = this.#ctx
+    this.#connectTimer = timers.clear(this.#connectTimer)
+    this.#resetTimer = timers.clear(this.#resetTimer)
+    this.#pingTimer = timers.clear(this.#pingTimer)
+    this.#pongTimer = timers.clear(this.#pongTimer)
+    this.#leaveGate()
+    if (this.#ws === ws) this.#ws = undefined
     ws.onopen = noop
     ws.onmessage = noop
     ws.onclose = noop
@@ -494,10 +500,10 @@ export class Connection {
     }
   }
 
-  private leaveGate(): void {
-    if (!this.holdsSlot) return
-    this.holdsSlot = false
-    this.ctx.gate.leave()
+  #leaveGate(): void {
+    if (!this.#holdsSlot) return
+    this.#holdsSlot = false
+    this.#ctx.gate.leave()
   }
 }
 

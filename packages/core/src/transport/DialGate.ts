@@ -5,38 +5,42 @@
  * fails. Waiters are served in order.
  */
 export class DialGate {
-  private active = 0
-  private readonly waiting = new Set<() => void>()
+  #active = 0
+  readonly #waiting = new Set<() => void>()
 
-  constructor(private readonly limit: number) {}
+  readonly #limit: number
+
+  constructor(limit: number) {
+    this.#limit = limit
+  }
 
   /** Takes a slot now if one is free. */
   tryEnter(): boolean {
-    if (this.active >= this.limit) return false
-    this.active++
+    if (this.#active >= this.#limit) return false
+    this.#active++
     return true
   }
 
   /** Queues `start`, called (holding a slot) when one frees up; returns the cancel function. */
   wait(start: () => void): () => void {
-    this.waiting.add(start)
+    this.#waiting.add(start)
     return () => {
-      this.waiting.delete(start)
+      this.#waiting.delete(start)
     }
   }
 
   /** Gives a slot back; the oldest waiter takes it. */
   leave(): void {
-    this.active--
-    for (const next of this.waiting) {
-      this.waiting.delete(next)
-      this.active++
+    this.#active--
+    for (const next of this.#waiting) {
+      this.#waiting.delete(next)
+      this.#active++
       next()
       return
     }
   }
 
   get queued(): number {
-    return this.waiting.size
+    return this.#waiting.size
   }
 }

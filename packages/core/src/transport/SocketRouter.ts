@@ -41,25 +41,31 @@ let decoder: TextDecoder | undefined
 export class SocketRouter implements ConnectionHost {
   readonly routes = new Map<string, Route>()
   readonly connection: Connection
-  private gone = false
+  #gone = false
   /** routes added to an open socket whose subscribe frame has not gone out yet */
-  private joining: Route[] = []
-  private flushQueued = false
-  private lastSent: string | undefined
+  #joining: Route[] = []
+  #flushQueued = false
+  #lastSent: string | undefined
   /** status event for routes waiting for the coalesced frame on an open hub */
-  private joiningEvent: TransportStatusEvent | undefined
+  #joiningEvent: TransportStatusEvent | undefined
   /** FIFO of released routes; lingerMs is constant, so expiries are in order */
-  private lingering: Array<{ route: Route; until: number }> = []
-  private lingerHead = 0
-  private lingerTimer: ReturnType<typeof setTimeout> | undefined
+  #lingering: Array<{ route: Route; until: number }> = []
+  #lingerHead = 0
+  #lingerTimer: ReturnType<typeof setTimeout> | undefined
   /** the expiry every release of the current tick gets */
-  private releaseUntil: number | undefined
+  #releaseUntil: number | undefined
+
+  readonly #module: AnyProtocolWire
+  readonly #solver: ResolvedSolver
+  readonly #ctx: RouterContext
 
   constructor(
-    private readonly module: AnyProtocolWire,
-    private readonly solver: ResolvedSolver,
-    private readonly ctx: RouterContext,
-  ) {
+    module: AnyProtocolWire,
+    solver: ResolvedSolver,
+    ctx: RouterContext) {
+    this.#module = module
+    this.#solver = solver
+    this.#ctx = ctx
     const { url } = solver.notifications
     const auth = ctx.options.auth
     const socketUrl = auth?.socketUrl
@@ -71,7 +77,7 @@ export class SocketRouter implements ConnectionHost {
   }
 
   get isGone(): boolean {
-    return this.gone
+    return this.#gone
   }
 
   /**
@@ -87,18 +93,18 @@ export class SocketRouter implements ConnectionHost {
       route = { account, key, listeners: [listener], sent: false, lingerUntil: 0 }
       this.routes.set(key, route)
       if (this.connection.status === 'open') {
-        this.joining.push(route)
-        this.scheduleFlush()
+        this.#joining.push(route)
+        this.#scheduleFlush()
       }
     }
-    this.ctx.stats.subscriptions++
+    this.#ctx.stats.subscriptions++
     return route
   }
 
   /** The new subscriber hears the current state; the first one starts the connection, whose `connecting` report reaches it. */
   announce(route: Route, listener: Listener): void {
     if (this.connection.status === 'idle') this.connection.start()
-    else listener.event(this.statusFor(route))
+    else listener.event(this.#statusFor(route))
   }
 
   /** Removes a subscriber; its account (and then the socket) goes after `lingerMs` unless re-added. */
@@ -106,25 +112,25 @@ export class SocketRouter implements ConnectionHost {
     const index = route.listeners.indexOf(listener)
     if (index < 0) return
     route.listeners = route.listeners.length === 1 ? NO_LISTENERS : route.listeners.filter((l) => l !== listener)
-    this.ctx.stats.subscriptions--
+    this.#ctx.stats.subscriptions--
     if (route.listeners.length > 0) return
-    const { lingerMs } = this.ctx.options
+    const { lingerMs } = this.#ctx.options
     if (lingerMs <= 0) {
-      this.drop(route)
-      this.afterDrops()
+      this.#drop(route)
+      this.#afterDrops()
       return
     }
     // Releases of one tick share one expiry, so their shrunk list goes out as one frame even when the
     // clock ticks between them (the same-tick coalescing subscriptions have).
-    if (this.releaseUntil === undefined) {
-      this.releaseUntil = Date.now() + lingerMs
+    if (this.#releaseUntil === undefined) {
+      this.#releaseUntil = Date.now() + lingerMs
       queueMicrotask(() => {
-        this.releaseUntil = undefined
+        this.#releaseUntil = undefined
       })
     }
-    route.lingerUntil = this.releaseUntil
-    this.lingering.push({ route, until: route.lingerUntil })
-    this.lingerTimer ??= this.ctx.timers.set(() => this.sweep(), lingerMs)
+    route.lingerUntil = this.#releaseUntil
+    this.#lingering.push({ route, until: route.lingerUntil })
+    this.#lingerTimer ??= this.#ctx.timers.set(() => this.#sweep(), lingerMs)
   }
 
   /** Client closed: every stream hears `closed` and completes. */
@@ -141,80 +147,80 @@ export class SocketRouter implements ConnectionHost {
       accounts.push(route.account)
       route.sent = true
     }
-    this.joining = []
-    const text = this.module.subscribeFrame(this.solver.notifications, accounts)
-    this.lastSent = text
+    this.#joining = []
+    const text = this.#module.subscribeFrame(this.#solver.notifications, accounts)
+    this.#lastSent = text
     return { text, accounts: accounts.length }
   }
 
   onStatus(event: TransportStatusEvent): void {
     if (event.status === 'closed') {
-      this.finish(event)
+      this.#finish(event)
       return
     }
     if (event.status !== 'open') {
       for (const route of this.routes.values()) route.sent = false
-      this.joining = []
-      this.lastSent = undefined
+      this.#joining = []
+      this.#lastSent = undefined
     }
-    this.joiningEvent = undefined
-    for (const route of this.routes.values()) this.emit(route, event)
+    this.#joiningEvent = undefined
+    for (const route of this.routes.values()) this.#emit(route, event)
   }
 
   onError(error: ServiceError): void {
     const event: TransportErrorEvent = Object.freeze({ type: 'error', error })
-    for (const route of this.routes.values()) this.emit(route, event)
+    for (const route of this.routes.values()) this.#emit(route, event)
   }
 
-  private dropFrame(reason: 'malformed' | 'control' | 'oversize' | 'unrouted'): void {
-    this.ctx.stats.frames.dropped[reason]++
-    this.ctx.options.logger?.repeated('debug', `drop ${reason} ${this.connection.shownUrl}`, 'frame dropped', { reason, url: this.connection.shownUrl })
+  #dropFrame(reason: 'malformed' | 'control' | 'oversize' | 'unrouted'): void {
+    this.#ctx.stats.frames.dropped[reason]++
+    this.#ctx.options.logger?.repeated('debug', `drop ${reason} ${this.connection.shownUrl}`, 'frame dropped', { reason, url: this.connection.shownUrl })
   }
 
   onFrame(data: unknown): void {
-    const frames = this.ctx.stats.frames
+    const frames = this.#ctx.stats.frames
     frames.received++
     const text = typeof data === 'string' ? data : toText(data)
     if (text === undefined) {
-      this.dropFrame('malformed')
+      this.#dropFrame('malformed')
       return
     }
-    const module = this.module
-    const decoded = module.decode(text, this.ctx.options.maxFrameBytes)
+    const module = this.#module
+    const decoded = module.decode(text, this.#ctx.options.maxFrameBytes)
     if (decoded.kind !== 'frame') {
-      this.dropFrame(decoded.kind)
+      this.#dropFrame(decoded.kind)
       return
     }
-    const route = this.routeOf(decoded)
+    const route = this.#routeOf(decoded)
     if (route === undefined || route.listeners.length === 0) {
-      this.dropFrame('unrouted')
+      this.#dropFrame('unrouted')
       return
     }
-    const solver = this.solver
+    const solver = this.#solver
     const notification = normalizeFrame(decoded, module.protocol, solver.chainId, solver.solverId, route.account, 'live')
     frames.delivered++
-    this.deliver(route, notification)
+    this.#deliver(route, notification)
   }
 
   // internals
 
-  private routeOf(frame: WireFrame): Route | undefined {
+  #routeOf(frame: WireFrame): Route | undefined {
     const address = frame.address
     if (address !== undefined) return this.routes.get(address) ?? this.routes.get(address.toLowerCase())
     // Only a one-account socket knows whose a frame without an account is; a hub never guesses.
-    if (this.module.multiplexed || this.routes.size !== 1) return undefined
+    if (this.#module.multiplexed || this.routes.size !== 1) return undefined
     return this.routes.values().next().value
   }
 
-  private statusFor(route: Route): TransportStatusEvent {
+  #statusFor(route: Route): TransportStatusEvent {
     const event = this.connection.statusEvent
     // A route joining an open hub is not subscribed until the coalesced frame that names it goes out.
     if (event.status !== 'open' || route.sent) return event
-    this.joiningEvent ??= Object.freeze({ ...event, status: 'connecting' })
-    return this.joiningEvent
+    this.#joiningEvent ??= Object.freeze({ ...event, status: 'connecting' })
+    return this.#joiningEvent
   }
 
-  private emit(route: Route, event: TransportStatusEvent | TransportErrorEvent): void {
+  #emit(route: Route, event: TransportStatusEvent | TransportErrorEvent): void {
     const listeners = route.listeners
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -225,7 +231,7 @@ export class SocketRouter implements ConnectionHost {
     }
   }
 
-  private deliver(route: Route, notification: Notification): void {
+  #deliver(route: Route, notification: Notification): void {
     const listeners = route.listeners
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -236,95 +242,95 @@ export class SocketRouter implements ConnectionHost {
     }
   }
 
-  private scheduleFlush(): void {
-    if (this.flushQueued) return
-    this.flushQueued = true
+  #scheduleFlush(): void {
+    if (this.#flushQueued) return
+    this.#flushQueued = true
     // Every change made in this tick goes out as one subscribe frame.
     queueMicrotask(() => {
-      this.flushQueued = false
-      if (!this.gone && this.connection.status === 'open') this.flush()
+      this.#flushQueued = false
+      if (!this.#gone && this.connection.status === 'open') this.#flush()
     })
   }
 
-  private flush(): void {
+  #flush(): void {
     const accounts: Address[] = []
     for (const route of this.routes.values()) accounts.push(route.account)
-    const text = this.module.subscribeFrame(this.solver.notifications, accounts)
-    if (text !== this.lastSent) {
+    const text = this.#module.subscribeFrame(this.#solver.notifications, accounts)
+    if (text !== this.#lastSent) {
       if (!this.connection.send(text, accounts.length)) return
-      this.lastSent = text
+      this.#lastSent = text
     }
-    const joined = this.joining
-    this.joining = []
+    const joined = this.#joining
+    this.#joining = []
     const open = this.connection.statusEvent
     for (const route of joined) {
       if (route.sent || this.routes.get(route.key) !== route) continue
       route.sent = true
-      if (open.status === 'open') this.emit(route, open)
+      if (open.status === 'open') this.#emit(route, open)
     }
   }
 
-  private drop(route: Route): void {
+  #drop(route: Route): void {
     this.routes.delete(route.key)
-    this.ctx.onRouteGone(this, route.key)
+    this.#ctx.onRouteGone(this, route.key)
   }
 
   /** After routes left: close when none is left, else send the shrunk list. */
-  private afterDrops(): void {
+  #afterDrops(): void {
     if (this.routes.size === 0) {
-      this.shutdown()
+      this.#shutdown()
       return
     }
-    if (this.connection.status === 'open') this.scheduleFlush()
+    if (this.connection.status === 'open') this.#scheduleFlush()
   }
 
   /** Drops every route whose linger is over, oldest first, then arms the timer for the next one. */
-  private sweep(): void {
-    this.lingerTimer = undefined
+  #sweep(): void {
+    this.#lingerTimer = undefined
     const now = Date.now()
-    const queue = this.lingering
+    const queue = this.#lingering
     let dropped = false
-    while (this.lingerHead < queue.length) {
-      const { route, until } = queue[this.lingerHead]!
+    while (this.#lingerHead < queue.length) {
+      const { route, until } = queue[this.#lingerHead]!
       if (until > now) break
-      this.lingerHead++
+      this.#lingerHead++
       // Stale entries (re-added, or released again later) are skipped.
       if (route.lingerUntil === until && route.listeners.length === 0 && this.routes.get(route.key) === route) {
-        this.drop(route)
+        this.#drop(route)
         dropped = true
       }
     }
-    if (this.lingerHead > 1024 && this.lingerHead * 2 > queue.length) {
-      this.lingering = queue.slice(this.lingerHead)
-      this.lingerHead = 0
+    if (this.#lingerHead > 1024 && this.#lingerHead * 2 > queue.length) {
+      this.#lingering = queue.slice(this.#lingerHead)
+      this.#lingerHead = 0
     }
-    if (dropped) this.afterDrops()
-    if (this.gone) return
-    const next = this.lingering[this.lingerHead]
-    if (next) this.lingerTimer = this.ctx.timers.set(() => this.sweep(), Math.max(0, next.until - now))
+    if (dropped) this.#afterDrops()
+    if (this.#gone) return
+    const next = this.#lingering[this.#lingerHead]
+    if (next) this.#lingerTimer = this.#ctx.timers.set(() => this.#sweep(), Math.max(0, next.until - now))
   }
 
   /** Last subscriber gone: close quietly, nobody is left to tell. */
-  private shutdown(): void {
-    if (this.gone) return
-    this.gone = true
-    this.lingerTimer = this.ctx.timers.clear(this.lingerTimer)
+  #shutdown(): void {
+    if (this.#gone) return
+    this.#gone = true
+    this.#lingerTimer = this.#ctx.timers.clear(this.#lingerTimer)
     this.connection.stop()
-    this.ctx.onGone(this)
+    this.#ctx.onGone(this)
   }
 
   /** Terminal: `closed` to everyone, then every stream completes. */
-  private finish(event: TransportStatusEvent): void {
-    if (this.gone) return
-    this.gone = true
-    this.lingerTimer = this.ctx.timers.clear(this.lingerTimer)
+  #finish(event: TransportStatusEvent): void {
+    if (this.#gone) return
+    this.#gone = true
+    this.#lingerTimer = this.#ctx.timers.clear(this.#lingerTimer)
     const routes = [...this.routes.values()]
-    for (const route of routes) this.emit(route, event)
+    for (const route of routes) this.#emit(route, event)
     this.routes.clear()
     for (const route of routes) {
       const listeners = route.listeners
       route.listeners = NO_LISTENERS
-      this.ctx.stats.subscriptions -= listeners.length
+      this.#ctx.stats.subscriptions -= listeners.length
       for (const listener of listeners) {
         try {
           listener.complete()
@@ -332,9 +338,9 @@ export class SocketRouter implements ConnectionHost {
           // as in emit
         }
       }
-      this.ctx.onRouteGone(this, route.key)
+      this.#ctx.onRouteGone(this, route.key)
     }
-    this.ctx.onGone(this)
+    this.#ctx.onGone(this)
   }
 }
 

@@ -3,26 +3,26 @@
  * that nothing outlives a release. Goes through the globals so fake timers work in unit tests.
  */
 export class Timers {
-  private readonly live = new Set<ReturnType<typeof setTimeout>>()
+  readonly #live = new Set<ReturnType<typeof setTimeout>>()
 
   set(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const handle = setTimeout(() => {
-      this.live.delete(handle)
+      this.#live.delete(handle)
       fn()
     }, ms)
-    this.live.add(handle)
+    this.#live.add(handle)
     return handle
   }
 
   clear(handle: ReturnType<typeof setTimeout> | undefined): undefined {
     if (handle !== undefined) {
       clearTimeout(handle)
-      this.live.delete(handle)
+      this.#live.delete(handle)
     }
     return undefined
   }
 
   get pending(): number {
-    return this.live.size
+    return this.#live.size
   }
 }

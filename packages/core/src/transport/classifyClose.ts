@@ -50,8 +50,7 @@ export function classifyClose(
       retry: true,
       oversize: true,
       error: socketError(
-        `${context.url} sent a frame larger than maxFrameBytes (${context.maxFrameBytes} bytes); the socket was closed before buffering it, ` +
-          'and reconnects. Raise maxFrameBytes if the server legitimately sends frames that large.',
+        `${context.url} sent a frame over maxFrameBytes (${context.maxFrameBytes} bytes): closed before buffering it, reconnecting. Raise maxFrameBytes if frames that large are expected.`,
       ),
     }
   }
@@ -74,9 +73,9 @@ export function classifyClose(
       retry: false,
       oversize: false,
       error: socketError(
-        `${context.url} closed the socket with ${named}; not retried (reconnect.shouldRetry), so its streams end with status closed. ` +
+        `${context.url} closed the socket with ${named}; not retried (reconnect.shouldRetry): its streams end closed. ` +
           // 1008 never gets here: it is a refusal of the credentials, handled above.
-          (close.code === 1003 ? 'The server did not accept what this client sent: check the protocol configured for this solver.' : 'Subscribe again when the cause is fixed.'),
+          (close.code === 1003 ? 'The server refused what was sent: check the protocol configured for this solver.' : 'Subscribe again once the cause is fixed.'),
       ),
     }
   }
@@ -86,8 +85,7 @@ export function classifyClose(
       retry: true,
       oversize: false,
       error: socketError(
-        `${context.url} closed the hub with 1009 (message too big) right after a subscribe frame of ${accounts} addresses (${bytes} bytes): ` +
-          'the address list is too large for this server. Set maxAccountsPerHub (for example 5000) on the client to spread accounts over several hub sockets; retrying with backoff.',
+        `${context.url} closed the hub with 1009 (message too big) after a subscribe frame of ${accounts} addresses (${bytes} bytes), too large for it; retrying. Set maxAccountsPerHub (e.g. 5000) to spread them over several hubs.`,
       ),
     }
   }

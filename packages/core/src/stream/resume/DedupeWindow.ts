@@ -15,20 +15,24 @@ export type Verdict = 'new' | 'duplicate' | 'stale'
 export class DedupeWindow {
   // Made on first use: an idle stream (thousands of them on a relay) keeps three empty maps less.
   /** content key → its plausible modify_time, or null */
-  private contents: Map<string, number | null> | undefined
+  #contents: Map<string, number | null> | undefined
   /** id → content key */
-  private ids: Map<string, string> | undefined
-  private lastByQuote: Map<number, number> | undefined
+  #ids: Map<string, string> | undefined
+  #lastByQuote: Map<number, number> | undefined
 
-  constructor(private readonly size: number) {}
+  readonly #size: number
+
+  constructor(size: number) {
+    this.#size = size
+  }
 
   get entries(): number {
-    return (this.contents?.size ?? 0) + (this.lastByQuote?.size ?? 0)
+    return (this.#contents?.size ?? 0) + (this.#lastByQuote?.size ?? 0)
   }
 
   /** Delivered already (the same content)? */
   has(n: Notification): boolean {
-    return this.contents?.has(contentKey(n)) ?? false
+    return this.#contents?.has(contentKey(n)) ?? false
   }
 
   /**
@@ -40,7 +44,7 @@ export class DedupeWindow {
   verdict(n: Notification, plausibleTime: boolean): Verdict {
     if (this.has(n)) return 'duplicate'
     if (n.source !== 'backfill' || !plausibleTime || n.modifyTime === null) return 'new'
-    const last = this.lastByQuote?.get(n.quoteId)
+    const last = this.#lastByQuote?.get(n.quoteId)
     return last !== undefined && n.modifyTime < last ? 'stale' : 'new'
   }
 
@@ -48,18 +52,18 @@ export class DedupeWindow {
   remember(n: Notification, plausibleTime: boolean): boolean {
     const key = contentKey(n)
     const time = plausibleTime ? n.modifyTime : null
-    bounded((this.contents ??= new Map()), key, time, this.size)
+    bounded((this.#contents ??= new Map()), key, time, this.#size)
     let reused = false
     if (n.id !== null) {
-      const ids = (this.ids ??= new Map())
+      const ids = (this.#ids ??= new Map())
       const before = ids.get(n.id)
       reused = before !== undefined && before !== key
-      bounded(ids, n.id, key, this.size)
+      bounded(ids, n.id, key, this.#size)
     }
     if (time !== null) {
-      const byQuote = (this.lastByQuote ??= new Map())
+      const byQuote = (this.#lastByQuote ??= new Map())
       const last = byQuote.get(n.quoteId)
-      bounded(byQuote, n.quoteId, last === undefined ? time : Math.max(last, time), this.size)
+      bounded(byQuote, n.quoteId, last === undefined ? time : Math.max(last, time), this.#size)
     }
     return reused
   }
@@ -69,7 +73,9 @@ export class DedupeWindow {
    * mostly in time order, so the walk from the oldest stops at the first newer one (stragglers go by count).
    */
   forgetBefore(time: number): void {
-    const { contents, ids, lastByQuote } = this
+    const contents = this.#contents
+    const ids = this.#ids
+    const lastByQuote = this.#lastByQuote
     if (contents) {
       for (const [key, at] of contents) {
         if (at === null || at >= time) break

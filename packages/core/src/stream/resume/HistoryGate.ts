@@ -30,19 +30,24 @@ interface Waiter {
  * lazy chunk: an app without resume never downloads it).
  */
 export class HistoryGate {
-  private active = 0
-  private readonly waiting: Waiter[] = []
+  #active = 0
+  readonly #waiting: Waiter[] = []
   /** ms since epoch before which nothing starts (the endpoint's last Retry-After) */
-  private notBefore = 0
+  #notBefore = 0
   /** ms since epoch before which no poll starts */
-  private nextPoll = 0
-  private wake: ReturnType<typeof setTimeout> | undefined
+  #nextPoll = 0
+  #wake: ReturnType<typeof setTimeout> | undefined
+  readonly #timers: Timers
+  /** polls per millisecond the endpoint's streams polling now ask for (kept by the client: streams start polling before this code loads) */
+  readonly #pollers: { readonly rate: number }
+
   constructor(
     readonly concurrency: number,
-    private readonly timers: Timers,
-    /** polls per millisecond the endpoint's streams polling now ask for (kept by the client: streams start polling before this code loads) */
-    private readonly pollers: { readonly rate: number },
-  ) {}
+    timers: Timers,
+    pollers: { readonly rate: number }) {
+    this.#timers = timers
+    this.#pollers = pollers
+  }
 
   /** Runs `task` when the gate lets it (see the class); an abort takes it out of the queue. */
   run<T>(task: () => Promise<T>, signal: AbortSignal, poll: boolean): Promise<T> {
@@ -54,10 +59,10 @@ export class HistoryGate {
         reject,
         signal,
         onAbort: () => {
-          const at = this.waiting.indexOf(waiter)
-          if (at !== -1) this.waiting.splice(at, 1)
+          const at = this.#waiting.indexOf(waiter)
+          if (at !== -1) this.#waiting.splice(at, 1)
           // Nothing waits any more: no timer outlives the streams (stats().timers).
-          if (this.waiting.length === 0) this.wake = this.timers.clear(this.wake)
+          if (this.#waiting.length === 0) this.#wake = this.#timers.clear(this.#wake)
           reject(signal.reason)
         },
       }
@@ -66,51 +71,51 @@ export class HistoryGate {
         return
       }
       signal.addEventListener('abort', waiter.onAbort, { once: true })
-      this.waiting.push(waiter)
-      this.pump()
+      this.#waiting.push(waiter)
+      this.#pump()
     })
   }
 
   /** Requests waiting (for a slot, the poll spacing or a Retry-After). */
   get queued(): number {
-    return this.waiting.length
+    return this.#waiting.length
   }
 
-  private pump(): void {
-    this.wake = this.timers.clear(this.wake)
-    while (this.active < this.concurrency && this.waiting.length > 0) {
+  #pump(): void {
+    this.#wake = this.#timers.clear(this.#wake)
+    while (this.#active < this.concurrency && this.#waiting.length > 0) {
       const now = Date.now()
-      const at = now < this.notBefore ? -1 : this.waiting.findIndex((w) => !w.poll || now >= this.nextPoll)
+      const at = now < this.#notBefore ? -1 : this.#waiting.findIndex((w) => !w.poll || now >= this.#nextPoll)
       if (at === -1) {
-        this.sleep((now < this.notBefore ? this.notBefore : this.nextPoll) - now)
+        this.#sleep((now < this.#notBefore ? this.#notBefore : this.#nextPoll) - now)
         return
       }
-      const [w] = this.waiting.splice(at, 1) as [Waiter]
+      const [w] = this.#waiting.splice(at, 1) as [Waiter]
       w.signal.removeEventListener('abort', w.onAbort)
-      const rate = this.pollers.rate
-      if (w.poll && rate > 0) this.nextPoll = now + POLL_HEADROOM / rate
-      this.active++
+      const rate = this.#pollers.rate
+      if (w.poll && rate > 0) this.#nextPoll = now + POLL_HEADROOM / rate
+      this.#active++
       w.task().then(
-        (value) => this.done(() => w.resolve(value)),
+        (value) => this.#done(() => w.resolve(value)),
         (error: unknown) => {
           const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.notBefore = Math.max(this.notBefore, Date.now() + retryAfterMs)
-          this.done(() => w.reject(error))
+          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + retryAfterMs)
+          this.#done(() => w.reject(error))
         },
       )
     }
   }
 
-  private done(settle: () => void): void {
-    this.active--
+  #done(settle: () => void): void {
+    this.#active--
     settle()
-    this.pump()
+    this.#pump()
   }
 
-  private sleep(ms: number): void {
-    this.wake = this.timers.set(() => {
-      this.wake = undefined
-      this.pump()
+  #sleep(ms: number): void {
+    this.#wake = this.#timers.set(() => {
+      this.#wake = undefined
+      this.#pump()
     }, Math.max(1, ms))
   }
 }

@@ -21,94 +21,97 @@ export interface HoldbackHost {
  * each plausible delivery is told to it, and it says when de-duplication may forget.
  */
 export class Holdback {
-  private held: Notification[] | undefined
+  #held: Notification[] | undefined
   /**
    * How many of the held frames came before the socket dropped during a backfill: the backfill that
    * finishes covers those, the frames after it wait for the next one (they may be newer than rows of
    * the new gap).
    */
-  private splitAt: number | undefined
+  #splitAt: number | undefined
   /** history rows kept held for the next merge (they count as recovered when they go out) */
-  private carried: Set<Notification> | undefined
+  #carried: Set<Notification> | undefined
   /** made at the first delivery: an idle stream (thousands on a relay) holds none */
-  private seen: DedupeWindow | undefined
+  #seen: DedupeWindow | undefined
+
+  /** the stream it serves, which also holds its settings and counters (one reference: thousands of idle streams stay small) */
+  readonly #host: HoldbackHost
 
   constructor(
-    /** the stream it serves, which also holds its settings and counters (one reference: thousands of idle streams stay small) */
-    private readonly host: HoldbackHost,
-  ) {}
+    host: HoldbackHost) {
+    this.#host = host
+  }
 
   /** Memory bounded by time: what no later backfill can return again (older than `floor`, with a margin) is forgotten. */
   forget(floor: number): void {
-    this.seen?.forgetBefore(floor - OVERLAP_S)
+    this.#seen?.forgetBefore(floor - OVERLAP_S)
   }
 
   /** live frames held now */
   get heldCount(): number {
-    return this.held?.length ?? 0
+    return this.#held?.length ?? 0
   }
 
   get holding(): boolean {
-    return this.held !== undefined
+    return this.#held !== undefined
   }
 
   /** Whether anything was delivered yet (a position worth writing). */
   get delivered(): boolean {
-    return (this.seen?.entries ?? 0) > 0
+    return (this.#seen?.entries ?? 0) > 0
   }
 
   /** Delivered already? (rows history returns that the stream had count for nothing) */
   known(n: Notification): boolean {
-    return this.seen?.has(n) ?? false
+    return this.#seen?.has(n) ?? false
   }
 
   /** From now on live frames wait. */
   hold(): void {
-    this.held ??= []
+    this.#held ??= []
   }
 
   /** The socket dropped while a backfill runs: what is held now is merged with it, what comes later waits for the next. */
   split(): void {
-    this.splitAt ??= this.held?.length ?? 0
+    this.#splitAt ??= this.#held?.length ?? 0
   }
 
   /** The oldest plausible `modify_time` held, if any (a position must not pass a frame that was never delivered). */
   oldestHeld(): number | undefined {
     let oldest: number | undefined
-    for (const n of this.held ?? []) if (isPlausibleTime(n.modifyTime) && (oldest === undefined || n.modifyTime < oldest)) oldest = n.modifyTime
+    for (const n of this.#held ?? []) if (isPlausibleTime(n.modifyTime) && (oldest === undefined || n.modifyTime < oldest)) oldest = n.modifyTime
     return oldest
   }
 
   /** A live frame: delivered now, or held (at the cap, what is held goes out in order, so memory stays bounded). */
   push(n: Notification): void {
-    if (!this.held) {
-      this.deliver(n)
+    if (!this.#held) {
+      this.#deliver(n)
       return
     }
-    this.held.push(n)
-    if (this.held.length >= this.host.settings.maxHeldFrames) {
-      const held = this.held
-      this.held = []
-      if (this.splitAt !== undefined) this.splitAt = 0
-      this.carried = undefined
-      this.deliverAll(held)
+    this.#held.push(n)
+    if (this.#held.length >= this.#host.settings.maxHeldFrames) {
+      const held = this.#held
+      this.#held = []
+      if (this.#splitAt !== undefined) this.#splitAt = 0
+      this.#carried = undefined
+      this.#deliverAll(held)
     }
   }
 
   /** Delivers what is held, in order, and stops holding. */
   release(): void {
-    const held = this.held
-    this.held = undefined
-    this.splitAt = undefined
-    this.carried = undefined
-    if (held) this.deliverAll(held)
+    const held = this.#held
+    this.#held = undefined
+    this.#splitAt = undefined
+    this.#carried = undefined
+    if (held) this.#deliverAll(held)
   }
 
   /** Drops what is held without delivering it (the stream ended). */
   discard(): void {
-    this.held = undefined
-    this.splitAt = undefined
-    this.carried = undefined
+    this.#held = undefined
+    this.#splitAt = undefined
+    this.#carried = undefined
   }
 
   /**
@@ -117,32 +120,32 @@ export class Holdback {
    */
   merge(fromHistory: Notification[]): { recovered: number; stale: number } {
     const history = new Set(fromHistory)
-    for (const n of this.carried ?? []) history.add(n)
-    this.carried = undefined
-    let ready = [...(this.held ?? []), ...fromHistory]
-    this.held = undefined
-    if (this.splitAt !== undefined) {
+    for (const n of this.#carried ?? []) history.add(n)
+    this.#carried = undefined
+    let ready = [...(this.#held ?? []), ...fromHistory]
+    this.#held = undefined
+    if (this.#splitAt !== undefined) {
       // The socket dropped during this backfill: frames held after the drop wait for the next one, and
       // so does everything of their quotes (rows of this one included), so a quote's transitions still
       // go out in order once the next backfill has filled the new gap.
-      const later = ready.slice(this.splitAt, ready.length - fromHistory.length)
+      const later = ready.slice(this.#splitAt, ready.length - fromHistory.length)
       const waiting = new Set(later.map((n) => n.quoteId))
       const now: Notification[] = []
-      this.held = []
+      this.#held = []
       for (const n of ready) {
         if (!waiting.has(n.quoteId)) now.push(n)
         else {
-          this.held.push(n)
-          if (history.has(n)) (this.carried ??= new Set()).add(n)
+          this.#held.push(n)
+          if (history.has(n)) (this.#carried ??= new Set()).add(n)
         }
       }
       ready = now
-      this.splitAt = undefined
+      this.#splitAt = undefined
     }
     let recovered = 0
     let stale = 0
     for (const n of sortByTime(ready)) {
-      const verdict = this.deliver(n)
+      const verdict = this.#deliver(n)
       if (!history.has(n)) continue
       if (verdict === 'new') recovered++
       else if (verdict === 'stale') stale++
@@ -150,28 +153,28 @@ export class Holdback {
     return { recovered, stale }
   }
 
-  private deliverAll(list: Notification[]): void {
-    for (const n of sortByTime(list)) this.deliver(n)
+  #deliverAll(list: Notification[]): void {
+    for (const n of sortByTime(list)) this.#deliver(n)
   }
 
   /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */
-  private deliver(n: Notification): Verdict {
+  #deliver(n: Notification): Verdict {
     const plausible = isPlausibleTime(n.modifyTime)
-    const seen = (this.seen ??= new DedupeWindow(this.host.settings.dedupeWindow))
+    const seen = (this.#seen ??= new DedupeWindow(this.#host.settings.dedupeWindow))
     const verdict = seen.verdict(n, plausible)
     if (verdict === 'duplicate') {
-      this.host.stats.frames.dropped.duplicate++
+      this.#host.stats.frames.dropped.duplicate++
       return verdict
     }
     if (verdict === 'stale') {
-      this.host.stats.frames.dropped.stale++
+      this.#host.stats.frames.dropped.stale++
       return verdict
     }
-    if (seen.remember(n, plausible)) this.host.stats.frames.idReused++
-    if (plausible) this.host.delivered(n.modifyTime)
-    this.host.emit(n)
+    if (seen.remember(n, plausible)) this.#host.stats.frames.idReused++
+    if (plausible) this.#host.delivered(n.modifyTime)
+    this.#host.emit(n)
     if (!plausible && n.modifyTime !== null) {
-      this.host.report(
+      this.#host.report(
         new ServiceError(
           'IMPLAUSIBLE_TIMESTAMP',
           `Quote ${n.quoteId} came with modify_time ${n.modifyTime}, which is not plausible unix seconds (more than a day ahead, or milliseconds?). It was delivered, but it moves neither the resume position nor the quote's order.`,

@@ -77,69 +77,75 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  */
 export class ResumeStream extends PooledListener implements HoldbackHost {
   /** Written only by {@link reduceResume}, through {@link ResumeStream.dispatch}. */
-  private state: ResumeState
+  #state: ResumeState
   /** APPLYING: a dispatch runs its effects (events raised now wait in {@link raised}); WRITE_DUE: a checkpoint write waits for them */
-  private dispatching = 0
+  #dispatching = 0
   /** events raised by effects, applied in order after them (made at the first one) */
-  private raised: ResumeEvent[] | undefined
+  #raised: ResumeEvent[] | undefined
   /**
    * What a stream has only while it works: the running backfill, armed timers, quotes mid-transition.
    * Made at the first of them (an idle stream, thousands of them on a relay, holds none).
    */
-  private work: StreamWork | undefined
-  private readonly holdback: Holdback
-  private readonly checkpoint: CheckpointWriter | undefined
+  #work: StreamWork | undefined
+  readonly #holdback: Holdback
+  readonly #checkpoint: CheckpointWriter | undefined
 
   /** The last backfill's status, for inspection (the same object its status event carried). */
-  private lastBackfill: BackfillStatus | undefined
+  #lastBackfill: BackfillStatus | undefined
+
+  readonly #out: StreamListener
+  readonly #ctx: ResumeContext
+  readonly #account: Address
 
   constructor(
-    private readonly out: StreamListener,
-    private readonly ctx: ResumeContext,
-    private readonly account: Address,
+    out: StreamListener,
+    ctx: ResumeContext,
+    account: Address,
     /** this stream's resume options, resolved */
-    readonly settings: ResumeSettings,
-  ) {
+    readonly settings: ResumeSettings) {
     super()
+    this.#out = out
+    this.#ctx = ctx
+    this.#account = account
     const start = nowSeconds() - START_MARGIN_S
-    this.state = initialResumeState(settings, start, Date.now())
-    this.holdback = new Holdback(this)
-    this.checkpoint = settings.checkpoint
-      ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.position(), (error) => this.report(error))
+    this.#state = initialResumeState(settings, start, Date.now())
+    this.#holdback = new Holdback(this)
+    this.#checkpoint = settings.checkpoint
+      ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.#position(), (error) => this.report(error))
       : undefined
   }
 
   /** Called once the stream is in the pool: a known position (`since`, a checkpoint) backfills at once. */
   start(since: number | undefined): void {
-    this.dispatch({ type: 'start', since })
+    this.#dispatch({ type: 'start', since })
   }
 
   notification(notification: Notification): void {
-    this.dispatch({ type: 'frame', notification })
+    this.#dispatch({ type: 'frame', notification })
   }
 
   event(event: TransportStatusEvent | TransportErrorEvent): void {
-    if (this.state.phase === 'disposed') return
+    if (this.#state.phase === 'disposed') return
     if (event.type !== 'status') {
-      this.out.event(event)
+      this.#out.event(event)
       return
     }
-    this.dispatch({ type: 'status', event, oldestHeld: this.holdback.oldestHeld(), now: Date.now(), unsettled: this.isUnsettled() })
+    this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
   }
 
   complete(): void {
-    this.dispatch({ type: 'complete' })
+    this.#dispatch({ type: 'complete' })
   }
 
   /** Release: abort the search, clear every timer, write the checkpoint, deliver nothing more. */
   dispose(): void {
-    this.dispatch({ type: 'dispose' })
+    this.#dispatch({ type: 'dispose' })
   }
 
   /** The subscription ended: disposed and out of the pool (rxjs calls this; no teardown closure per stream). */
   unsubscribe(): void {
     this.dispose()
-    this.ctx.release?.(this)
+    this.#ctx.release?.(this)
   }
 
   /**
@@ -147,37 +153,38 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
    * their own (a delivery moves the watermark, a checkpoint read synchronously): those wait in a queue
    * until every effect of the event before them ran, so no reduction starts inside another one.
    */
-  private dispatch(event: ResumeEvent): void {
-    if (this.dispatching !== 0) {
-      ;(this.raised ??= []).push(event)
+  #dispatch(event: ResumeEvent): void {
+    if (this.#dispatching !== 0) {
+      ;(this.#raised ??= []).push(event)
       return
     }
-    this.dispatching = APPLYING
+    this.#dispatching = APPLYING
     try {
-      this.apply(event)
-      const raised = this.raised
+      this.#apply(event)
+      const raised = this.#raised
       // Read by index: events raised by these events join the same queue.
-      if (raised) for (let i = 0; i < raised.length; i++) this.apply(raised[i]!)
+      if (raised) for (let i = 0; i < raised.length; i++) this.#apply(raised[i]!)
       // Written once the queue is empty, so it holds the watermark the deliveries moved.
-      if (this.dispatching === WRITE_DUE) this.checkpoint?.write()
+      if (this.#dispatching === WRITE_DUE) this.#checkpoint?.write()
     } finally {
-      this.dispatching = 0
-      if (this.raised) this.raised.length = 0
+      this.#dispatching = 0
+      if (this.#raised) this.#raised.length = 0
     }
   }
 
-  private apply(event: ResumeEvent): void {
-    const was = this.state
+  #apply(event: ResumeEvent): void {
+    const was = this.#state
     const { state, effects } = reduceResume(was, event)
-    this.state = state
+    this.#state = state
     // Polls of the endpoint are spread over the streams polling (a disposed stream polls no more).
-    if (state.polling !== was.polling) this.ctx.polling?.(this, state.polling ? this.settings.poll?.intervalMs : undefined)
-    for (const effect of effects) this.run(effect, event)
+    if (state.polling !== was.polling) this.#ctx.polling?.(this, state.polling ? this.settings.poll?.intervalMs : undefined)
+    for (const effect of effects) this.#run(effect, event)
   }
 
   /** Runs one effect; what it needs beyond the effect (a frame, a backfill's result or failure) is in the event that caused it. */
-  private run(effect: ResumeEffect, event: ResumeEvent): void {
-    const { ctx, holdback } = this
+  #run(effect: ResumeEffect, event: ResumeEvent): void {
+    const ctx = this.#ctx
+    const holdback = this.#holdback
     switch (effect.type) {
       case 'push':
         if (event.type === 'frame') holdback.push(event.notification)
@@ -199,7 +206,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         const { recovered, stale } = holdback.merge(event.result.notifications)
         ctx.stats.backfills.recovered += recovered
         ctx.stats.backfills.foreign += event.result.foreign
-        this.reportBackfill(event.since, event.result, recovered, stale)
+        this.#reportBackfill(event.since, event.result, recovered, stale)
         return
       }
       case 'backfill-failed': {
@@ -207,95 +214,95 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         const { cause } = event
         ctx.stats.backfills.failed++
         const error = isServiceError(cause) ? cause : new ServiceError('NETWORK', `Backfill failed: ${String(cause)}`, { cause })
-        this.out.event({ type: 'error', error })
+        this.#out.event({ type: 'error', error })
         return
       }
       case 'backfill':
-        this.backfill(effect.since, effect.poll)
+        this.#backfill(effect.since, effect.poll)
         return
       case 'abort':
-        if (this.work) {
-          this.work.inFlight?.abort()
-          this.work.inFlight = undefined
-          this.idle()
+        if (this.#work) {
+          this.#work.inFlight?.abort()
+          this.#work.inFlight = undefined
+          this.#idle()
         }
         return
       case 'arm':
-        this.arm(effect.timer, effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms)
+        this.#arm(effect.timer, effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms)
         return
       case 'disarm':
-        if (this.work) {
-          this.work[effect.timer] = ctx.timers.clear(this.work[effect.timer])
-          this.idle()
+        if (this.#work) {
+          this.#work[effect.timer] = ctx.timers.clear(this.#work[effect.timer])
+          this.#idle()
         }
         return
       case 'forward':
-        this.out.event(effect.polling === undefined ? this.state.status : { ...this.state.status, polling: effect.polling })
+        this.#out.event(effect.polling === undefined ? this.#state.status : { ...this.#state.status, polling: effect.polling })
         return
       case 'announce-polling':
-        this.out.event({ ...this.state.status, polling: true })
+        this.#out.event({ ...this.#state.status, polling: true })
         return
       case 'read-checkpoint':
-        this.checkpoint?.read((since) => this.dispatch({ type: 'checkpoint', since }))
+        this.#checkpoint?.read((since) => this.#dispatch({ type: 'checkpoint', since }))
         return
       case 'schedule-checkpoint':
-        this.checkpoint?.schedule()
+        this.#checkpoint?.schedule()
         return
       case 'write-checkpoint':
-        this.dispatching = WRITE_DUE
+        this.#dispatching = WRITE_DUE
         return
       case 'close-checkpoint':
-        this.checkpoint?.dispose()
+        this.#checkpoint?.dispose()
         return
       case 'moved':
         holdback.forget(effect.floor)
         return
       case 'complete':
-        this.out.complete()
+        this.#out.complete()
         return
     }
   }
 
-  private arm(timer: 'retry' | 'sweep' | 'poll', ms: number): void {
-    const { timers } = this.ctx
-    const work = (this.work ??= {})
+  #arm(timer: 'retry' | 'sweep' | 'poll', ms: number): void {
+    const { timers } = this.#ctx
+    const work = (this.#work ??= {})
     timers.clear(work[timer])
     work[timer] = timers.set(() => {
       work[timer] = undefined
-      this.idle()
-      if (timer === 'poll') this.dispatch({ type: 'poll', clientClosed: this.ctx.clientClosed?.() ?? false, oldestHeld: this.holdback.oldestHeld(), now: Date.now(), unsettled: this.isUnsettled() })
-      else this.dispatch({ type: timer })
+      this.#idle()
+      if (timer === 'poll') this.#dispatch({ type: 'poll', clientClosed: this.#ctx.clientClosed?.() ?? false, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
+      else this.#dispatch({ type: timer })
     }, ms)
   }
 
-  private backfill(since: number, poll: boolean): void {
-    const { ctx } = this
+  #backfill(since: number, poll: boolean): void {
+    const ctx = this.#ctx
     const controller = new AbortController()
-    const work = (this.work ??= {})
+    const work = (this.#work ??= {})
     work.inFlight = controller
     ctx.stats.backfills.runs++
-    this.status({ state: 'started', since })
-    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.account).then(
+    this.#status({ state: 'started', since })
+    ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.#holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.#account).then(
       (result) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined
-        this.idle()
-        this.dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.isUnsettled() })
+        this.#idle()
+        this.#dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.#isUnsettled() })
       },
       (cause: unknown) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined
-        this.idle()
+        this.#idle()
         const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-        this.dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: Date.now(), unsettled: this.isUnsettled() })
+        this.#dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: Date.now(), unsettled: this.#isUnsettled() })
       },
     )
   }
 
-  private reportBackfill(since: number, result: BackfillResult, recovered: number, stale: number): void {
-    const { ctx } = this
+  #reportBackfill(since: number, result: BackfillResult, recovered: number, stale: number): void {
+    const ctx = this.#ctx
     if (result.overlong > 0) {
-      this.out.event({
+      this.#out.event({
         type: 'error',
         error: new ServiceError(
           'INVALID_RESPONSE',
@@ -305,62 +312,62 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     }
     if (result.truncated) {
       ctx.stats.backfills.truncated++
-      this.status({ state: 'truncated', since, recovered, stale, left: result.truncated.left })
-      this.out.event({
+      this.#status({ state: 'truncated', since, recovered, stale, left: result.truncated.left })
+      this.#out.event({
         type: 'error',
         error: new ServiceError(
           'BACKFILL_TRUNCATED',
           `The backfill from ${since} read its limit of ${this.settings.maxBackfillRows} rows (resume.maxBackfillRows) with ${result.truncated.left} rows of history left, so notifications may be missing: reload the snapshot (search history) or raise maxBackfillRows.`,
         ),
       })
-    } else this.status({ state: 'finished', since, recovered, stale })
+    } else this.#status({ state: 'finished', since, recovered, stale })
   }
 
   /** Nothing running, armed or unsettled: the working state goes (an idle stream holds none). */
-  private idle(): void {
-    const work = this.work
-    if (work && !work.inFlight && !work.retry && !work.sweep && !work.poll && !work.unsettled?.size) this.work = undefined
+  #idle(): void {
+    const work = this.#work
+    if (work && !work.inFlight && !work.retry && !work.sweep && !work.poll && !work.unsettled?.size) this.#work = undefined
   }
 
-  private isUnsettled(): boolean {
-    return (this.work?.unsettled?.size ?? 0) > 0
+  #isUnsettled(): boolean {
+    return (this.#work?.unsettled?.size ?? 0) > 0
   }
 
   /** For the holdback: the client's counters. */
   get stats(): ClientStats {
-    return this.ctx.stats
+    return this.#ctx.stats
   }
 
   /** For the holdback: an error to report. */
   report(error: ServiceError): void {
-    this.out.event({ type: 'error', error })
+    this.#out.event({ type: 'error', error })
   }
 
   /** For the holdback: a notification with a plausible time went out; the watermark may move. */
   delivered(modifyTime: number): void {
-    this.dispatch({ type: 'delivered', modifyTime })
+    this.#dispatch({ type: 'delivered', modifyTime })
   }
 
   /** The position a resume would be complete from (see {@link positionOf}). */
-  private position(): number | undefined {
-    return positionOf(this.state, this.holdback.oldestHeld(), this.holdback.delivered)
+  #position(): number | undefined {
+    return positionOf(this.#state, this.#holdback.oldestHeld(), this.#holdback.delivered)
   }
 
   /** For `client.inspect()`: built only when someone looks. */
   inspect(account: string): StreamSnapshot {
     // Recording starts when someone looks, so a stream nobody inspects keeps nothing.
-    const looked = (this.looked ??= {})
+    const looked = (this.#looked ??= {})
     looked.recent ??= []
-    const { phase, watermark } = this.state
-    return { account, phase, watermark, held: this.holdback.heldCount, recent: [...looked.recent], lastBackfill: this.lastBackfill }
+    const { phase, watermark } = this.#state
+    return { account, phase, watermark, held: this.#holdback.heldCount, recent: [...looked.recent], lastBackfill: this.#lastBackfill }
   }
 
   /** What inspection records: made at the first look (a stream nobody inspects has none). */
-  private looked: { recent?: Array<StreamSnapshot['recent'][number]> | undefined } | undefined
+  #looked: { recent?: Array<StreamSnapshot['recent'][number]> | undefined } | undefined
 
   /** Nobody inspects any more: what was recorded is dropped, and nothing is recorded until someone looks again. */
   forgetInspection(): void {
-    this.looked = undefined
+    this.#looked = undefined
   }
 
   /** For the holdback: a notification goes out. */
@@ -368,21 +375,21 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     if (this.settings.poll) {
       // A quote mid-transition (seen, or an outcome not known yet) makes polling faster until it settles.
       if (n.type === 'seen' || n.type === 'unknown') {
-        const unsettled = ((this.work ??= {}).unsettled ??= new Set())
+        const unsettled = ((this.#work ??= {}).unsettled ??= new Set())
         if (unsettled.size < 256) unsettled.add(n.quoteId)
-      } else if (this.work?.unsettled?.delete(n.quoteId)) this.idle()
+      } else if (this.#work?.unsettled?.delete(n.quoteId)) this.#idle()
     }
-    const recent = this.looked?.recent
+    const recent = this.#looked?.recent
     if (recent) {
       if (recent.length === 100) recent.shift()
       recent.push({ quoteId: n.quoteId, type: n.type, lastSeenAction: n.lastSeenAction, modifyTime: n.modifyTime, source: n.source })
     }
-    this.out.notification(n)
+    this.#out.notification(n)
   }
 
-  private status(backfill: BackfillStatus): void {
-    this.lastBackfill = backfill
-    this.ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.ctx.keyOf(this.account), ...backfill })
-    this.out.event(this.state.polling ? { ...this.state.status, backfill, polling: true } : { ...this.state.status, backfill })
+  #status(backfill: BackfillStatus): void {
+    this.#lastBackfill = backfill
+    this.#ctx.logger?.log(backfill.state === 'started' ? 'debug' : backfill.state === 'truncated' ? 'warn' : 'info', `backfill ${backfill.state}`, { stream: this.#ctx.keyOf(this.#account), ...backfill })
+    this.#out.event(this.#state.polling ? { ...this.#state.status, backfill, polling: true } : { ...this.#state.status, backfill })
   }
 }

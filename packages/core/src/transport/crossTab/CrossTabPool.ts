@@ -63,20 +63,29 @@ class Forward implements Listener, Lease {
   router: Lease['router'] = undefined
   /** written by the pool only */
   route: Lease['route'] = undefined
+  readonly #post: (m: TabMessage) => void
+  readonly #from: string
+  readonly #to: string
+  readonly #sid: string
+
   constructor(
-    private readonly post: (m: TabMessage) => void,
-    private readonly from: string,
-    private readonly to: string,
-    private readonly sid: string,
-  ) {}
+    post: (m: TabMessage) => void,
+    from: string,
+    to: string,
+    sid: string) {
+    this.#post = post
+    this.#from = from
+    this.#to = to
+    this.#sid = sid
+  }
   notification(n: Notification): void {
-    this.post({ v: 1, t: 'n', tab: this.from, to: this.to, sid: this.sid, n })
+    this.#post({ v: 1, t: 'n', tab: this.#from, to: this.#to, sid: this.#sid, n })
   }
   event(e: TransportStatusEvent | TransportErrorEvent): void {
-    this.post({ v: 1, t: 'e', tab: this.from, to: this.to, sid: this.sid, e: toWire(e) })
+    this.#post({ v: 1, t: 'e', tab: this.#from, to: this.#to, sid: this.#sid, e: toWire(e) })
   }
   complete(): void {
-    this.post({ v: 1, t: 'c', tab: this.from, to: this.to, sid: this.sid })
+    this.#post({ v: 1, t: 'c', tab: this.#from, to: this.#to, sid: this.#sid })
   }
 }
 
@@ -90,87 +99,96 @@ class Forward implements Listener, Lease {
  */
 export class CrossTabPool implements ListenerPool {
   readonly timers: SocketPool['timers']
-  private readonly id = Math.random().toString(36).slice(2) + Date.now().toString(36)
+  readonly #id = Math.random().toString(36).slice(2) + Date.now().toString(36)
+  /** not #private: the frozen-tab test stops it */
   private readonly channel: BroadcastChannel
-  private readonly election: LeaderElection
-  private readonly peers: TabPeers
-  private role: 'leader' | 'follower' = 'follower'
+  readonly #election: LeaderElection
+  readonly #peers: TabPeers
+  #role: 'leader' | 'follower' = 'follower'
   /** the tab this one follows (the locks confirmed it), or itself when it leads */
-  private leader: string | undefined
+  #leader: string | undefined
   /** the last tab the locks confirmed as leader */
-  private announced: string | undefined
-  private announcedSelf = false
-  private readonly mine = new Map<Listener & Lease, Sub>()
-  private readonly bySid = new Map<string, Listener & Lease>()
-  private readonly served = new Map<string, Forward>()
-  private dropped = 0
-  private nextSid = 0
+  #announced: string | undefined
+  #announcedSelf = false
+  readonly #mine = new Map<Listener & Lease, Sub>()
+  readonly #bySid = new Map<string, Listener & Lease>()
+  readonly #served = new Map<string, Forward>()
+  #dropped = 0
+  #nextSid = 0
   /** history reads asked of the leader, by request id */
-  private readonly asks = new Map<string, Ask>()
+  readonly #asks = new Map<string, Ask>()
   /** this tab's reads for every tab while it leads (and its own, always) */
-  private readonly broker: HistoryBroker
+  readonly #broker: HistoryBroker
   private beat: ReturnType<typeof setInterval> | undefined
-  private closed = false
-  private readonly startedAt = Date.now()
+  #closed = false
+  readonly #startedAt = Date.now()
+
+  readonly #local: SocketPool
+  readonly #config: NotificationsConfig
+  readonly #isVisible: () => boolean
+  /** what this chunk uses of the eager code */
+  readonly #kit: CrossTabKit
 
   constructor(
-    private readonly local: SocketPool,
-    private readonly config: NotificationsConfig,
+    local: SocketPool,
+    config: NotificationsConfig,
     name: string,
     locks: LocksLike,
-    private readonly isVisible: () => boolean,
+    isVisible: () => boolean,
     read: HistoryReader,
-    /** what this chunk uses of the eager code */
-    private readonly kit: CrossTabKit,
-  ) {
+    kit: CrossTabKit) {
+    this.#local = local
+    this.#config = config
+    this.#isVisible = isVisible
+    this.#kit = kit
     this.timers = local.timers
-    this.broker = new HistoryBroker(read, local.timers)
+    this.#broker = new HistoryBroker(read, local.timers)
     const lockName = `solver-notifications:${name}`
     this.channel = new BroadcastChannel(lockName)
-    this.channel.onmessage = (event: MessageEvent) => this.receive(event.data)
-    this.peers = new TabPeers(this.id, isVisible, () => this.sendBeat())
-    this.beat = setInterval(() => this.tick(), BEAT_MS)
-    this.sendBeat()
-    this.election = new LeaderElection(locks, lockName, this.id, {
-      lead: () => this.becomeLeader(),
+    this.channel.onmessage = (event: MessageEvent) => this.#receive(event.data)
+    this.#peers = new TabPeers(this.#id, isVisible, () => this.#sendBeat())
+    this.beat = setInterval(() => this.#tick(), BEAT_MS)
+    this.#sendBeat()
+    this.#election = new LeaderElection(locks, lockName, this.#id, {
+      lead: () => this.#becomeLeader(),
       announce: () => {
-        this.announcedSelf = true
-        this.post({ v: 1, t: 'leader', tab: this.id })
-        this.sendBeat()
+        this.#announcedSelf = true
+        this.#post({ v: 1, t: 'leader', tab: this.#id })
+        this.#sendBeat()
       },
       lost: () => {
-        if (this.role === 'leader') this.becomeFollower(this.announced !== this.id ? this.announced : undefined)
+        if (this.#role === 'leader') this.#becomeFollower(this.#announced !== this.#id ? this.#announced : undefined)
       },
     })
   }
 
   /** `announced`: the stream was told `connecting` already (it waited for this pool to load). */
   acquire(solver: ResolvedSolver, account: Address, listener: Listener & Lease, announced = false): void {
-    if (this.closed) {
-      this.local.acquire(solver, account, listener) // a closed pool answers `closed` and completes
+    if (this.#closed) {
+      this.#local.acquire(solver, account, listener) // a closed pool answers `closed` and completes
       return
     }
-    const sub: Sub = { sid: `${this.id}:${++this.nextSid}`, solver, account, served: false }
-    this.mine.set(listener, sub)
-    this.bySid.set(sub.sid, listener)
+    const sub: Sub = { sid: `${this.#id}:${++this.#nextSid}`, solver, account, served: false }
+    this.#mine.set(listener, sub)
+    this.#bySid.set(sub.sid, listener)
     // Whoever serves it announces the current status, as the local pool does.
-    if (this.role === 'leader') {
+    if (this.#role === 'leader') {
       sub.served = true
-      this.local.acquire(solver, account, listener)
+      this.#local.acquire(solver, account, listener)
       return
     }
     // Not served until the leader has it: nothing reaches it meanwhile, so it is `connecting` (a resume
     // stream then backfills what was published until the leader's `open` reaches it).
     if (!announced) listener.event(CONNECTING)
-    this.subscribeRemote(sub)
+    this.#subscribeRemote(sub)
   }
 
   release(listener: Listener & Lease): void {
-    const sub = this.mine.get(listener)
-    this.mine.delete(listener)
-    if (sub) this.bySid.delete(sub.sid)
-    this.local.release(listener)
-    if (sub && this.role === 'follower' && this.leader) this.post({ v: 1, t: 'unsub', tab: this.id, to: this.leader, sid: sub.sid })
+    const sub = this.#mine.get(listener)
+    this.#mine.delete(listener)
+    if (sub) this.#bySid.delete(sub.sid)
+    this.#local.release(listener)
+    if (sub && this.#role === 'follower' && this.#leader) this.#post({ v: 1, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
   }
 
   /**
@@ -179,75 +197,75 @@ export class CrossTabPool implements ListenerPool {
    * ask outlives a change of leader (it goes to the next one, or is read here when this tab leads).
    */
   history(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
-    if (this.role === 'leader' || this.closed) return this.broker.read(solver, account, ask)
+    if (this.#role === 'leader' || this.#closed) return this.#broker.read(solver, account, ask)
     return new Promise<HistoryAnswer>((resolve, reject) => {
       if (ask.signal.aborted) {
         reject(ask.signal.reason)
         return
       }
-      const rid = `${this.id}:h${++this.nextSid}`
-      this.asks.set(rid, { solver, account, ask, resolve, reject })
+      const rid = `${this.#id}:h${++this.#nextSid}`
+      this.#asks.set(rid, { solver, account, ask, resolve, reject })
       ask.signal.addEventListener(
         'abort',
         () => {
-          if (this.asks.delete(rid)) reject(ask.signal.reason)
+          if (this.#asks.delete(rid)) reject(ask.signal.reason)
         },
         { once: true },
       )
-      this.sendAsk(rid)
+      this.#sendAsk(rid)
     })
   }
 
   close(): void {
-    if (this.closed) return
-    this.closed = true
+    if (this.#closed) return
+    this.#closed = true
     clearInterval(this.beat)
-    this.post({ v: 1, t: 'bye', tab: this.id })
-    for (const forward of this.served.values()) this.local.release(forward)
-    this.served.clear()
-    this.local.close()
-    for (const listener of [...this.mine.keys()]) {
+    this.#post({ v: 1, t: 'bye', tab: this.#id })
+    for (const forward of this.#served.values()) this.#local.release(forward)
+    this.#served.clear()
+    this.#local.close()
+    for (const listener of [...this.#mine.keys()]) {
       listener.event({ type: 'status', status: 'closed', attempt: 0, closeReason: 'client closed' })
       listener.complete()
     }
-    this.mine.clear()
-    this.bySid.clear()
-    for (const a of this.asks.values()) a.reject(new this.kit.ServiceError('ABORTED', 'The client was closed while history was being read.'))
-    this.asks.clear()
-    this.election.close()
+    this.#mine.clear()
+    this.#bySid.clear()
+    for (const a of this.#asks.values()) a.reject(new this.#kit.ServiceError('ABORTED', 'The client was closed while history was being read.'))
+    this.#asks.clear()
+    this.#election.close()
     this.channel.close()
   }
 
   /** Sends an ask to the leader (kept until one is known, and sent again to each new one). */
-  private sendAsk(rid: string): void {
-    const a = this.asks.get(rid)
-    if (!a || !this.leader || this.leader === this.id) return
+  #sendAsk(rid: string): void {
+    const a = this.#asks.get(rid)
+    if (!a || !this.#leader || this.#leader === this.#id) return
     const { solver, account, ask } = a
-    this.post({ v: 1, t: 'hq', tab: this.id, to: this.leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
+    this.#post({ v: 1, t: 'hq', tab: this.#id, to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
   }
 
   /** This tab reads what it had asked of the leader (it leads now). */
-  private readAsksHere(): void {
-    const asks = [...this.asks.values()]
-    this.asks.clear()
-    for (const a of asks) this.broker.read(a.solver, a.account, a.ask).then(a.resolve, a.reject)
+  #readAsksHere(): void {
+    const asks = [...this.#asks.values()]
+    this.#asks.clear()
+    for (const a of asks) this.#broker.read(a.solver, a.account, a.ask).then(a.resolve, a.reject)
   }
 
   /** Reads history for a follower and answers it over the channel. */
-  private answerAsk(m: Extract<TabMessage, { t: 'hq' }>): void {
+  #answerAsk(m: Extract<TabMessage, { t: 'hq' }>): void {
     let solver: ResolvedSolver
     try {
-      solver = this.config.getSolver({ chainId: m.chainId, solverId: m.solverId })
+      solver = this.#config.getSolver({ chainId: m.chainId, solverId: m.solverId })
     } catch {
-      this.dropped++
+      this.#dropped++
       return
     }
     // The asker cannot abort a read of another tab; its answer is simply not used then.
-    const reply = (answer: WireAnswer) => this.post({ v: 1, t: 'hr', tab: this.id, to: m.tab, rid: m.rid, answer })
-    this.broker.read(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
+    const reply = (answer: WireAnswer) => this.#post({ v: 1, t: 'hr', tab: this.#id, to: m.tab, rid: m.rid, answer })
+    this.#broker.read(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
       (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
       (error: unknown) => {
-        const e = error instanceof this.kit.ServiceError ? error : new this.kit.ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
+        const e = error instanceof this.#kit.ServiceError ? error : new this.#kit.ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
         const retryAfterMs = (error as { retryAfterMs?: unknown })?.retryAfterMs
         reply({ ok: false, error: { code: e.code, message: e.message, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined } })
       },
@@ -255,39 +273,39 @@ export class CrossTabPool implements ListenerPool {
   }
 
   /** The leader's answer to one of this tab's asks, checked like forwarded notifications. */
-  private answered(m: Extract<TabMessage, { t: 'hr' }>): void {
-    const a = m.tab === this.leader ? this.asks.get(m.rid) : undefined
+  #answered(m: Extract<TabMessage, { t: 'hr' }>): void {
+    const a = m.tab === this.#leader ? this.#asks.get(m.rid) : undefined
     if (!a) return
-    this.asks.delete(m.rid)
+    this.#asks.delete(m.rid)
     const { answer } = m
     if (!answer.ok) {
-      a.reject(Object.assign(new this.kit.ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
+      a.reject(Object.assign(new this.#kit.ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
       return
     }
     if (!answer.notifications.every((n) => belongsTo(n, a))) {
-      this.dropped++
-      a.reject(new this.kit.ServiceError('INVALID_RESPONSE', 'The tab holding the sockets answered a history read with notifications of another stream; it is read again.'))
+      this.#dropped++
+      a.reject(new this.#kit.ServiceError('INVALID_RESPONSE', 'The tab holding the sockets answered a history read with notifications of another stream; it is read again.'))
       return
     }
     a.resolve({ notifications: answer.notifications, truncated: answer.truncated, foreign: answer.foreign, overlong: answer.overlong })
   }
 
   stats(): CrossTabStats {
-    return { role: this.role, tabs: 1 + this.peers.live().length, dropped: this.dropped }
+    return { role: this.#role, tabs: 1 + this.#peers.live().length, dropped: this.#dropped }
   }
 
   /** `notifyOnce`: this tab wants the callback for `key`; the returned function withdraws. */
   claim(key: string): () => void {
-    return this.peers.claim(key)
+    return this.#peers.claim(key)
   }
 
   /** Whether this tab runs `notifyOnce` callbacks for `key`: of the tabs that claim it, the visible one (lowest id), else the lowest id. */
   isNotifier(key: string): boolean {
-    return this.peers.isNotifier(key)
+    return this.#peers.isNotifier(key)
   }
 
-  private post(message: TabMessage): void {
-    if (this.closed && message.t !== 'bye') return
+  #post(message: TabMessage): void {
+    if (this.#closed && message.t !== 'bye') return
     try {
       this.channel.postMessage(message)
     } catch {
@@ -295,200 +313,200 @@ export class CrossTabPool implements ListenerPool {
     }
   }
 
-  private sendBeat(): void {
-    this.post({ v: TAB_PROTOCOL, t: 'beat', tab: this.id, visible: this.isVisible(), leader: this.role === 'leader', once: this.peers.claimed() })
+  #sendBeat(): void {
+    this.#post({ v: TAB_PROTOCOL, t: 'beat', tab: this.#id, visible: this.#isVisible(), leader: this.#role === 'leader', once: this.#peers.claimed() })
   }
 
-  private becomeLeader(): void {
-    this.local.options.logger?.log('info', 'cross-tab role', { role: 'leader', tab: this.id })
-    this.role = 'leader'
-    this.leader = this.id
-    this.announced = this.id
-    this.announcedSelf = false
-    for (const [listener, sub] of this.mine) {
-      this.gap(listener, sub, 'this tab now holds the sockets')
+  #becomeLeader(): void {
+    this.#local.options.logger?.log('info', 'cross-tab role', { role: 'leader', tab: this.#id })
+    this.#role = 'leader'
+    this.#leader = this.#id
+    this.#announced = this.#id
+    this.#announcedSelf = false
+    for (const [listener, sub] of this.#mine) {
+      this.#gap(listener, sub, 'this tab now holds the sockets')
       sub.served = true
-      this.local.acquire(sub.solver, sub.account, listener)
+      this.#local.acquire(sub.solver, sub.account, listener)
     }
     // What this tab had asked of the leader it reads itself now.
-    this.readAsksHere()
+    this.#readAsksHere()
   }
 
-  private becomeFollower(leader: string | undefined): void {
-    this.local.options.logger?.log('info', 'cross-tab role', { role: 'follower', tab: this.id, leader })
-    this.role = 'follower'
-    this.leader = leader
-    this.announcedSelf = false
-    for (const forward of this.served.values()) this.local.release(forward)
-    this.served.clear()
-    for (const [listener, sub] of this.mine) {
-      this.local.release(listener)
-      this.gap(listener, sub, 'another tab holds the sockets now')
-      this.subscribeRemote(sub)
+  #becomeFollower(leader: string | undefined): void {
+    this.#local.options.logger?.log('info', 'cross-tab role', { role: 'follower', tab: this.#id, leader })
+    this.#role = 'follower'
+    this.#leader = leader
+    this.#announcedSelf = false
+    for (const forward of this.#served.values()) this.#local.release(forward)
+    this.#served.clear()
+    for (const [listener, sub] of this.#mine) {
+      this.#local.release(listener)
+      this.#gap(listener, sub, 'another tab holds the sockets now')
+      this.#subscribeRemote(sub)
     }
   }
 
   /** A stream that was being served loses its server: `reconnecting`, so resume streams know there is a gap. */
-  private gap(listener: Listener & Lease, sub: Sub, reason: string): void {
+  #gap(listener: Listener & Lease, sub: Sub, reason: string): void {
     if (!sub.served) return
     sub.served = false
     listener.event({ type: 'status', status: 'reconnecting', attempt: 1, closeReason: reason })
   }
 
-  private subscribeRemote(sub: Sub): void {
-    if (!this.leader || this.leader === this.id) return // sent when a leader announces itself
-    this.post({ v: 1, t: 'sub', tab: this.id, to: this.leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
+  #subscribeRemote(sub: Sub): void {
+    if (!this.#leader || this.#leader === this.#id) return // sent when a leader announces itself
+    this.#post({ v: 1, t: 'sub', tab: this.#id, to: this.#leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
   }
 
   /** The leader went away: every stream here has a gap until the next one serves it. */
-  private leaderGone(): void {
-    this.leader = undefined
-    for (const [listener, sub] of this.mine) this.gap(listener, sub, 'the tab holding the sockets went away')
+  #leaderGone(): void {
+    this.#leader = undefined
+    for (const [listener, sub] of this.#mine) this.#gap(listener, sub, 'the tab holding the sockets went away')
   }
 
-  private tick(): void {
-    for (const tab of this.peers.expire()) this.forget(tab)
-    this.sendBeat()
-    const live = this.peers.live()
+  #tick(): void {
+    for (const tab of this.#peers.expire()) this.#forget(tab)
+    this.#sendBeat()
+    const live = this.#peers.live()
     // A frozen or crashed leader may still hold the lock: the lowest live follower takes it.
-    if (this.role === 'follower' && this.leader === undefined && Date.now() - this.startedAt > GONE_MS && live.every(([tab]) => tab > this.id) && !live.some(([, p]) => p.leader)) {
-      this.election.steal()
+    if (this.#role === 'follower' && this.#leader === undefined && Date.now() - this.#startedAt > GONE_MS && live.every(([tab]) => tab > this.#id) && !live.some(([, p]) => p.leader)) {
+      this.#election.steal()
     }
     // A hidden leader gives the sockets to a visible tab when there is one.
-    if (this.role === 'leader' && !this.isVisible()) {
+    if (this.#role === 'leader' && !this.#isVisible()) {
       const visible = live.filter(([, p]) => p.visible).map(([tab]) => tab).sort()[0]
-      if (visible) this.post({ v: 1, t: 'handoff', tab: this.id, to: visible })
+      if (visible) this.#post({ v: 1, t: 'handoff', tab: this.#id, to: visible })
     }
   }
 
   /** A tab is gone: the streams it was served are released; if it led, this tab's streams have a gap. */
-  private forget(tab: string): void {
-    for (const [key, forward] of this.served) {
+  #forget(tab: string): void {
+    for (const [key, forward] of this.#served) {
       if (!key.startsWith(`${tab}|`)) continue
-      this.local.release(forward)
-      this.served.delete(key)
+      this.#local.release(forward)
+      this.#served.delete(key)
     }
-    if (this.leader === tab) this.leaderGone()
+    if (this.#leader === tab) this.#leaderGone()
   }
 
   /** Believes a claim only when the locks confirm the sender leads; a refused one is counted. */
-  private whenLeader(tab: string, then: () => void): void {
-    this.election.whenLeader(tab, then, () => this.dropped++)
+  #whenLeader(tab: string, then: () => void): void {
+    this.#election.whenLeader(tab, then, () => this.#dropped++)
   }
 
-  private receive(data: unknown): void {
-    if (this.closed) return
-    const m = parseTabMessage(data, this.kit)
+  #receive(data: unknown): void {
+    if (this.#closed) return
+    const m = parseTabMessage(data, this.#kit)
     if (!m) {
-      this.dropped++
+      this.#dropped++
       return
     }
-    if (m.tab === this.id) return
-    if ('to' in m && m.to !== this.id) {
-      this.peers.seen(m.tab)
+    if (m.tab === this.#id) return
+    if ('to' in m && m.to !== this.#id) {
+      this.#peers.seen(m.tab)
       return
     }
     switch (m.t) {
       case 'beat': {
         // A tab we have not heard before learns who leads at once, not at the next beat.
-        if (this.role === 'leader' && this.announcedSelf && !this.peers.has(m.tab)) this.post({ v: 1, t: 'leader', tab: this.id })
+        if (this.#role === 'leader' && this.#announcedSelf && !this.#peers.has(m.tab)) this.#post({ v: 1, t: 'leader', tab: this.#id })
         // A claim to lead counts only once the locks confirm it; a forged beat changes nothing.
-        this.peers.heard(m.tab, { visible: m.visible, leader: m.leader && m.tab === this.leader, once: m.once })
-        if (m.leader && this.role === 'follower' && this.leader !== m.tab) this.whenLeader(m.tab, () => this.leader !== m.tab && this.role === 'follower' && this.follow(m.tab))
+        this.#peers.heard(m.tab, { visible: m.visible, leader: m.leader && m.tab === this.#leader, once: m.once })
+        if (m.leader && this.#role === 'follower' && this.#leader !== m.tab) this.#whenLeader(m.tab, () => this.#leader !== m.tab && this.#role === 'follower' && this.#follow(m.tab))
         return
       }
       case 'leader':
-        this.peers.seen(m.tab)
-        this.whenLeader(m.tab, () => {
-          this.announced = m.tab
-          if (this.role === 'leader') return // we lose the lock in a moment (stolen): `becomeFollower` then
-          if (this.leader !== m.tab) this.follow(m.tab)
+        this.#peers.seen(m.tab)
+        this.#whenLeader(m.tab, () => {
+          this.#announced = m.tab
+          if (this.#role === 'leader') return // we lose the lock in a moment (stolen): `becomeFollower` then
+          if (this.#leader !== m.tab) this.#follow(m.tab)
         })
         return
       case 'bye':
         // Only a tab that really closed lets go of its `:alive:` lock: wait for it (a closing tab
         // releases it a moment after its bye); a tab still holding it after GONE_MS did not say bye.
-        this.election.whenGone(
+        this.#election.whenGone(
           m.tab,
           GONE_MS,
           () => {
-            this.peers.delete(m.tab)
-            this.forget(m.tab)
+            this.#peers.delete(m.tab)
+            this.#forget(m.tab)
           },
-          () => this.dropped++,
+          () => this.#dropped++,
         )
         return
       case 'handoff':
-        if (this.role === 'follower') this.whenLeader(m.tab, () => this.role === 'follower' && this.election.steal())
+        if (this.#role === 'follower') this.#whenLeader(m.tab, () => this.#role === 'follower' && this.#election.steal())
         return
       case 'sub': {
-        this.peers.seen(m.tab)
-        if (this.role !== 'leader') return
+        this.#peers.seen(m.tab)
+        if (this.#role !== 'leader') return
         let solver: ResolvedSolver
         try {
-          solver = this.config.getSolver({ chainId: m.chainId, solverId: m.solverId })
+          solver = this.#config.getSolver({ chainId: m.chainId, solverId: m.solverId })
         } catch (error) {
-          const e = error instanceof this.kit.ServiceError ? error : new this.kit.ServiceError('UNKNOWN_SOLVER', String(error))
-          this.post({ v: 1, t: 'e', tab: this.id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
+          const e = error instanceof this.#kit.ServiceError ? error : new this.#kit.ServiceError('UNKNOWN_SOLVER', String(error))
+          this.#post({ v: 1, t: 'e', tab: this.#id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
           return
         }
         const key = `${m.tab}|${m.sid}`
-        const old = this.served.get(key)
-        if (old) this.local.release(old)
-        const forward = new Forward((message) => this.post(message), this.id, m.tab, m.sid)
-        this.served.set(key, forward)
-        this.local.acquire(solver, m.account as Address, forward)
+        const old = this.#served.get(key)
+        if (old) this.#local.release(old)
+        const forward = new Forward((message) => this.#post(message), this.#id, m.tab, m.sid)
+        this.#served.set(key, forward)
+        this.#local.acquire(solver, m.account as Address, forward)
         return
       }
       case 'unsub': {
         const key = `${m.tab}|${m.sid}`
-        const forward = this.served.get(key)
-        this.served.delete(key)
-        if (forward) this.local.release(forward)
+        const forward = this.#served.get(key)
+        this.#served.delete(key)
+        if (forward) this.#local.release(forward)
         return
       }
       case 'n': {
-        const listener = m.tab === this.leader ? this.bySid.get(m.sid) : undefined
+        const listener = m.tab === this.#leader ? this.#bySid.get(m.sid) : undefined
         // Checked like a socket frame: only a notification of this stream's account, chain, solver and protocol.
-        if (listener && belongsTo(m.n, this.mine.get(listener)!)) listener.notification(m.n)
-        else this.dropped++
+        if (listener && belongsTo(m.n, this.#mine.get(listener)!)) listener.notification(m.n)
+        else this.#dropped++
         return
       }
       case 'e': {
-        const listener = m.tab === this.leader ? this.bySid.get(m.sid) : undefined
+        const listener = m.tab === this.#leader ? this.#bySid.get(m.sid) : undefined
         if (!listener) return
         const deliver = () => {
-          const sub = this.mine.get(listener)
+          const sub = this.#mine.get(listener)
           if (!sub) return
           sub.served = true
-          listener.event(fromWire(m.e, this.kit))
+          listener.event(fromWire(m.e, this.#kit))
         }
         // An error, or a terminal status, is believed only from the tab that holds the lock.
-        if (m.e.type === 'error' || m.e.status === 'closed') this.whenLeader(m.tab, deliver)
+        if (m.e.type === 'error' || m.e.status === 'closed') this.#whenLeader(m.tab, deliver)
         else deliver()
         return
       }
       case 'c':
-        if (m.tab === this.leader) this.whenLeader(m.tab, () => this.bySid.get(m.sid)?.complete())
+        if (m.tab === this.#leader) this.#whenLeader(m.tab, () => this.#bySid.get(m.sid)?.complete())
         return
       case 'hq':
-        this.peers.seen(m.tab)
-        if (this.role === 'leader') this.answerAsk(m)
+        this.#peers.seen(m.tab)
+        if (this.#role === 'leader') this.#answerAsk(m)
         return
       case 'hr':
-        this.answered(m)
+        this.#answered(m)
         return
     }
   }
 
   /** A new leader: every stream here asks it to be served. */
-  private follow(tab: string): void {
-    this.leader = tab
-    for (const [listener, sub] of this.mine) {
-      this.gap(listener, sub, 'another tab holds the sockets now')
-      this.subscribeRemote(sub)
+  #follow(tab: string): void {
+    this.#leader = tab
+    for (const [listener, sub] of this.#mine) {
+      this.#gap(listener, sub, 'another tab holds the sockets now')
+      this.#subscribeRemote(sub)
     }
     // History reads asked of the leader before go to this one (an answer of the old one is not believed).
-    for (const rid of this.asks.keys()) this.sendAsk(rid)
+    for (const rid of this.#asks.keys()) this.#sendAsk(rid)
   }
 }

@@ -41,31 +41,36 @@ interface Batch {
  * an older answer). A read whose askers all went away is stopped.
  */
 export class HistoryBroker {
-  private readonly waiting = new Map<string, Batch>()
+  readonly #waiting = new Map<string, Batch>()
   /** reads under way, by stream key */
-  private readonly reading = new Map<string, Set<Batch>>()
-  private readonly recent = new Map<string, { at: number; since: number; answer: HistoryAnswer }>()
+  readonly #reading = new Map<string, Set<Batch>>()
+  readonly #recent = new Map<string, { at: number; since: number; answer: HistoryAnswer }>()
+
+  readonly #reader: HistoryReader
+  readonly #timers: Timers
 
   constructor(
-    private readonly reader: HistoryReader,
-    private readonly timers: Timers,
-  ) {}
+    reader: HistoryReader,
+    timers: Timers) {
+    this.#reader = reader
+    this.#timers = timers
+  }
 
   read(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
     const key = `${solver.chainId}|${solver.solverId}|${account.toLowerCase()}`
     if (ask.poll !== undefined) {
-      const recent = this.recent.get(key)
+      const recent = this.#recent.get(key)
       if (recent && recent.since <= ask.since && Date.now() - recent.at < ask.poll) return Promise.resolve(from(recent.answer, ask.since))
     }
     const id = `${key}|${ask.since}`
-    let batch = this.waiting.get(id)
+    let batch = this.#waiting.get(id)
     if (!batch && ask.poll !== undefined) {
-      for (const under of this.reading.get(key) ?? []) if (under.since <= ask.since) batch = under
+      for (const under of this.#reading.get(key) ?? []) if (under.since <= ask.since) batch = under
     }
     if (!batch) {
       const created: Batch = { key, since: ask.since, maxRows: ask.maxRows, poll: ask.poll, askers: new Set(), timer: undefined, controller: undefined }
-      created.timer = this.timers.set(() => this.start(id, created, solver, account), COALESCE_MS)
-      this.waiting.set(id, created)
+      created.timer = this.#timers.set(() => this.#start(id, created, solver, account), COALESCE_MS)
+      this.#waiting.set(id, created)
       batch = created
     } else {
       batch.maxRows = Math.max(batch.maxRows, ask.maxRows)
@@ -83,8 +88,8 @@ export class HistoryBroker {
           reject(ask.signal.reason)
           if (joined.askers.size > 0) return
           // Nobody waits for it any more: not read, or the read stops.
-          joined.timer = this.timers.clear(joined.timer)
-          if (this.waiting.get(id) === joined) this.waiting.delete(id)
+          joined.timer = this.#timers.clear(joined.timer)
+          if (this.#waiting.get(id) === joined) this.#waiting.delete(id)
           joined.controller?.abort()
         },
       }
@@ -97,29 +102,29 @@ export class HistoryBroker {
     })
   }
 
-  private start(id: string, batch: Batch, solver: ResolvedSolver, account: Address): void {
+  #start(id: string, batch: Batch, solver: ResolvedSolver, account: Address): void {
     batch.timer = undefined
-    this.waiting.delete(id)
-    let under = this.reading.get(batch.key)
-    if (!under) this.reading.set(batch.key, (under = new Set()))
+    this.#waiting.delete(id)
+    let under = this.#reading.get(batch.key)
+    if (!under) this.#reading.set(batch.key, (under = new Set()))
     under.add(batch)
     const controller = new AbortController()
     batch.controller = controller
     const at = Date.now()
     // Rows another tab delivered count against maxRows here (the reader cannot ask every tab).
-    this.reader(solver, account, { since: batch.since, maxRows: batch.maxRows, poll: batch.poll, signal: controller.signal }).then(
+    this.#reader(solver, account, { since: batch.since, maxRows: batch.maxRows, poll: batch.poll, signal: controller.signal }).then(
       (answer) => {
-        this.keep(batch.key, at, batch.since, answer)
-        this.settle(batch, (asker) => asker.resolve(asker.since === batch.since ? answer : from(answer, asker.since)))
+        this.#keep(batch.key, at, batch.since, answer)
+        this.#settle(batch, (asker) => asker.resolve(asker.since === batch.since ? answer : from(answer, asker.since)))
       },
-      (error: unknown) => this.settle(batch, (asker) => asker.reject(error)),
+      (error: unknown) => this.#settle(batch, (asker) => asker.reject(error)),
     )
   }
 
-  private settle(batch: Batch, outcome: (asker: Asker) => void): void {
-    const under = this.reading.get(batch.key)
+  #settle(batch: Batch, outcome: (asker: Asker) => void): void {
+    const under = this.#reading.get(batch.key)
     under?.delete(batch)
-    if (under?.size === 0) this.reading.delete(batch.key)
+    if (under?.size === 0) this.#reading.delete(batch.key)
     for (const asker of batch.askers) {
       asker.signal.removeEventListener('abort', asker.onAbort)
       outcome(asker)
@@ -128,10 +133,10 @@ export class HistoryBroker {
   }
 
   /** The newest answer per key, for polls of the other tabs; old ones go (memory bounded by time). */
-  private keep(key: string, at: number, since: number, answer: HistoryAnswer): void {
-    for (const [k, r] of this.recent) if (at - r.at > KEEP_MS) this.recent.delete(k)
-    const had = this.recent.get(key)
-    if (!had || had.at <= at) this.recent.set(key, { at, since, answer })
+  #keep(key: string, at: number, since: number, answer: HistoryAnswer): void {
+    for (const [k, r] of this.#recent) if (at - r.at > KEEP_MS) this.#recent.delete(k)
+    const had = this.#recent.get(key)
+    if (!had || had.at <= at) this.#recent.set(key, { at, since, answer })
   }
 }
 

@@ -13,36 +13,51 @@ export type LocksLike = {
  */
 export class LeaderElection {
   leading = false
-  private releaseMain: (() => void) | undefined
-  private releaseLeader: (() => void) | undefined
-  private releaseAlive: (() => void) | undefined
+  #releaseMain: (() => void) | undefined
+  #releaseLeader: (() => void) | undefined
+  #releaseAlive: (() => void) | undefined
   /** the lock request waiting in the queue, if any */
-  private queued: AbortController | undefined
-  private stealing = false
-  private closed = false
+  #queued: AbortController | undefined
+  #stealing = false
+  #closed = false
 
-  constructor(
-    private readonly locks: LocksLike,
-    private readonly lockName: string,
-    private readonly id: string,
-    private readonly on: {
+  readonly #locks: LocksLike
+  readonly #lockName: string
+  readonly #id: string
+  readonly #on: {
       /** this tab now holds the lock */
       lead(): void
       /** the lock's `:leader:` proof is held: the other tabs can be told */
       announce(): void
       /** this tab lost the lock (stolen) */
       lost(): void
-    },
-  ) {
-    this.hold(`${lockName}:alive:${id}`, (release) => {
-      this.releaseAlive = release
+    }
+
+  constructor(
+    locks: LocksLike,
+    lockName: string,
+    id: string,
+    on: {
+      /** this tab now holds the lock */
+      lead(): void
+      /** the lock's `:leader:` proof is held: the other tabs can be told */
+      announce(): void
+      /** this tab lost the lock (stolen) */
+      lost(): void
+    }) {
+    this.#locks = locks
+    this.#lockName = lockName
+    this.#id = id
+    this.#on = on
+    this.#hold(`${lockName}:alive:${id}`, (release) => {
+      this.#releaseAlive = release
     })
-    this.queue(false)
+    this.#queue(false)
   }
 
   /** Takes the lock from a frozen or crashed holder. */
   steal(): void {
-    this.queue(true)
+    this.#queue(true)
   }
 
   /**
@@ -51,12 +66,12 @@ export class LeaderElection {
    */
   whenLeader(tab: string, then: () => void, refused: () => void): void {
     // A Web Locks implementation without query() (none known) cannot check: claims are taken as they come.
-    if (typeof this.locks.query !== 'function') {
+    if (typeof this.#locks.query !== 'function') {
       then()
       return
     }
-    void this.leaderTab().then((holder) => {
-      if (this.closed) return
+    void this.#leaderTab().then((holder) => {
+      if (this.#closed) return
       if (holder === tab) then()
       else refused()
     })
@@ -66,91 +81,91 @@ export class LeaderElection {
   whenGone(tab: string, waitMs: number, then: () => void, refused: () => void): void {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), waitMs)
-    this.locks
-      .request(`${this.lockName}:alive:${tab}`, { signal: controller.signal }, () => {
+    this.#locks
+      .request(`${this.#lockName}:alive:${tab}`, { signal: controller.signal }, () => {
         clearTimeout(timer)
-        if (!this.closed) then()
+        if (!this.#closed) then()
         return Promise.resolve()
       })
       .catch(() => {
-        if (!this.closed) refused()
+        if (!this.#closed) refused()
       })
   }
 
   /** Lets go of every lock and the queue. */
   close(): void {
-    if (this.closed) return
-    this.closed = true
-    this.releaseMain?.()
-    this.releaseLeader?.()
-    this.releaseAlive?.()
-    this.queued?.abort()
+    if (this.#closed) return
+    this.#closed = true
+    this.#releaseMain?.()
+    this.#releaseLeader?.()
+    this.#releaseAlive?.()
+    this.#queued?.abort()
   }
 
-  private async leaderTab(): Promise<string | undefined> {
-    const held = (await this.locks.query!().catch(() => ({ held: [] }))).held ?? []
-    const main = held.find((l) => l.name === this.lockName)
+  async #leaderTab(): Promise<string | undefined> {
+    const held = (await this.#locks.query!().catch(() => ({ held: [] }))).held ?? []
+    const main = held.find((l) => l.name === this.#lockName)
     if (!main) return undefined
-    const prefix = `${this.lockName}:leader:`
+    const prefix = `${this.#lockName}:leader:`
     const claims = held.filter((l) => l.name?.startsWith(prefix) && l.clientId === main.clientId)
     return claims.length === 1 ? claims[0]!.name!.slice(prefix.length) : undefined
   }
 
   /** Joins the queue for the lock (or takes it: `steal`); whoever holds it leads until it ends. */
-  private queue(steal: boolean): void {
-    if (this.closed) return
+  #queue(steal: boolean): void {
+    if (this.#closed) return
     if (steal) {
-      if (this.stealing || this.leading) return
-      this.stealing = true
-      this.queued?.abort()
-      this.queued = undefined
-    } else if (this.queued || this.leading || this.stealing) return
+      if (this.#stealing || this.leading) return
+      this.#stealing = true
+      this.#queued?.abort()
+      this.#queued = undefined
+    } else if (this.#queued || this.leading || this.#stealing) return
     const controller = steal ? undefined : new AbortController()
-    this.queued = controller
+    this.#queued = controller
     let granted = false
-    this.locks
-      .request(this.lockName, controller ? { signal: controller.signal } : { steal: true }, () => {
-        if (this.queued === controller) this.queued = undefined
-        this.stealing = false
-        if (this.closed) return Promise.resolve()
+    this.#locks
+      .request(this.#lockName, controller ? { signal: controller.signal } : { steal: true }, () => {
+        if (this.#queued === controller) this.#queued = undefined
+        this.#stealing = false
+        if (this.#closed) return Promise.resolve()
         granted = true
         this.leading = true
-        this.on.lead()
+        this.#on.lead()
         // Announced once the `:leader:<id>` lock is held: that lock is how the other tabs check the claim.
-        this.hold(`${this.lockName}:leader:${this.id}`, (release) => {
+        this.#hold(`${this.#lockName}:leader:${this.#id}`, (release) => {
           if (!this.leading) {
             release()
             return
           }
-          this.releaseLeader = release
-          this.on.announce()
+          this.#releaseLeader = release
+          this.#on.announce()
         })
         return new Promise<void>((resolve) => {
-          this.releaseMain = resolve
+          this.#releaseMain = resolve
         })
       })
       .catch(() => {
         // Stolen by a tab that took over, or aborted (close, or our own steal replacing the queued request).
       })
       .finally(() => {
-        if (controller && this.queued === controller) this.queued = undefined
-        if (steal && !granted) this.stealing = false
+        if (controller && this.#queued === controller) this.#queued = undefined
+        if (steal && !granted) this.#stealing = false
         if (granted) {
-          this.releaseMain = undefined
+          this.#releaseMain = undefined
           this.leading = false
-          this.releaseLeader?.()
-          this.releaseLeader = undefined
-          if (!this.closed) this.on.lost()
+          this.#releaseLeader?.()
+          this.#releaseLeader = undefined
+          if (!this.#closed) this.#on.lost()
         }
-        this.queue(false)
+        this.#queue(false)
       })
   }
 
   /** Takes a lock of this tab's own (granted at once: nobody else asks for it) and holds it until `release` is called. */
-  private hold(name: string, granted: (release: () => void) => void): void {
-    this.locks
+  #hold(name: string, granted: (release: () => void) => void): void {
+    this.#locks
       // A tab closed before the lock came lets it go at once (it would otherwise be held for ever).
-      .request(name, {}, () => new Promise<void>((resolve) => (this.closed ? resolve() : granted(resolve))))
+      .request(name, {}, () => new Promise<void>((resolve) => (this.#closed ? resolve() : granted(resolve))))
       .catch(() => {})
   }
 }

@@ -17,46 +17,53 @@ export interface Peer {
  * claims which `notifyOnce` keys. This tab's own claims go out in its beats.
  */
 export class TabPeers {
-  private readonly peers = new Map<string, Peer>()
-  private readonly claims = new Map<string, number>()
+  readonly #peers = new Map<string, Peer>()
+  readonly #claims = new Map<string, number>()
+
+  readonly #id: string
+  readonly #isVisible: () => boolean
+  /** this tab's claims changed: beat now, so the others agree sooner */
+  readonly #changed: () => void
 
   constructor(
-    private readonly id: string,
-    private readonly isVisible: () => boolean,
-    /** this tab's claims changed: beat now, so the others agree sooner */
-    private readonly changed: () => void,
-  ) {}
+    id: string,
+    isVisible: () => boolean,
+    changed: () => void) {
+    this.#id = id
+    this.#isVisible = isVisible
+    this.#changed = changed
+  }
 
   /** The keys this tab claims, for its beat. */
   claimed(): string[] {
-    return [...this.claims.keys()]
+    return [...this.#claims.keys()]
   }
 
   has(tab: string): boolean {
-    return this.peers.has(tab)
+    return this.#peers.has(tab)
   }
 
   heard(tab: string, beat: Omit<Peer, 'seenAt'>): void {
-    this.peers.set(tab, { ...beat, seenAt: Date.now() })
+    this.#peers.set(tab, { ...beat, seenAt: Date.now() })
   }
 
   /** Any message from a tab shows it is alive. */
   seen(tab: string): void {
-    const peer = this.peers.get(tab)
+    const peer = this.#peers.get(tab)
     if (peer) peer.seenAt = Date.now()
   }
 
   delete(tab: string): void {
-    this.peers.delete(tab)
+    this.#peers.delete(tab)
   }
 
   /** Forgets tabs silent for `GONE_MS` and returns them. */
   expire(): string[] {
     const now = Date.now()
     const gone: string[] = []
-    for (const [tab, peer] of this.peers) {
+    for (const [tab, peer] of this.#peers) {
       if (now - peer.seenAt < GONE_MS) continue
-      this.peers.delete(tab)
+      this.#peers.delete(tab)
       gone.push(tab)
     }
     return gone
@@ -64,27 +71,27 @@ export class TabPeers {
 
   live(): Array<[string, Peer]> {
     const now = Date.now()
-    return [...this.peers].filter(([, p]) => now - p.seenAt < GONE_MS)
+    return [...this.#peers].filter(([, p]) => now - p.seenAt < GONE_MS)
   }
 
   /** `notifyOnce`: this tab wants the callback for `key`; the returned function withdraws. */
   claim(key: string): () => void {
-    this.claims.set(key, (this.claims.get(key) ?? 0) + 1)
-    this.changed()
+    this.#claims.set(key, (this.#claims.get(key) ?? 0) + 1)
+    this.#changed()
     return () => {
-      const left = (this.claims.get(key) ?? 1) - 1
-      if (left > 0) this.claims.set(key, left)
-      else this.claims.delete(key)
-      this.changed()
+      const left = (this.#claims.get(key) ?? 1) - 1
+      if (left > 0) this.#claims.set(key, left)
+      else this.#claims.delete(key)
+      this.#changed()
     }
   }
 
   /** Whether this tab runs `notifyOnce` callbacks for `key`: of the tabs that claim it, the visible one (lowest id), else the lowest id. */
   isNotifier(key: string): boolean {
-    const candidates = [{ tab: this.id, visible: this.isVisible() }]
+    const candidates = [{ tab: this.#id, visible: this.#isVisible() }]
     for (const [tab, peer] of this.live()) if (peer.once.includes(key)) candidates.push({ tab, visible: peer.visible })
     const visible = candidates.filter((c) => c.visible)
     const pool = visible.length > 0 ? visible : candidates
-    return pool.reduce((a, b) => (b.tab < a.tab ? b : a)).tab === this.id
+    return pool.reduce((a, b) => (b.tab < a.tab ? b : a)).tab === this.#id
   }
 }
