@@ -52,6 +52,7 @@ cd "$ui"
 npm install --no-audit --no-fund --loglevel=error > "$work/ui-install.log" 2>&1 || { tail -30 "$work/ui-install.log"; exit 1; }
 [ -z "$(find node_modules/@solver-notifications -maxdepth 1 -type l)" ] || { echo "a package was linked, not installed"; exit 1; }
 node react.mjs
+node react-memory.mjs
 node vue.mjs
 node --import ./svelte-hooks.mjs svelte.mjs
 node devtools.mjs

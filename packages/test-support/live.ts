@@ -1,4 +1,4 @@
-import { type EnigmaOrder, type SimulatorProtocol, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { type EnigmaOrder, type MemorySimulator, type SimulatorProtocol, type SolverSimulator, startMemorySimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import type { Observable, Subscription } from 'rxjs'
 import { type NotificationsClient, type NotificationsClientOptions, type SearchHttpOptions, createConfig, createNotificationsClient } from '@solver-notifications/core'
 
@@ -9,10 +9,18 @@ export const accounts = [
   '0xabc0000000000000000000000000000000000003',
 ] as const
 
-/** A simulator of each protocol on loopback and a config with one solver per simulator. */
-export async function startLive(options: Omit<Partial<NotificationsClientOptions>, 'config'> & { search?: SearchHttpOptions } = {}, simulator: { enigmaOrder?: EnigmaOrder } = {}) {
-  const enigma = await startSolverSimulator({ protocol: 'enigma', channel: 'Test_Channel', ...simulator })
-  const rasa = await startSolverSimulator({ protocol: 'rasa' })
+/**
+ * A simulator of each protocol and a config with one solver per simulator: on loopback (real sockets
+ * and HTTP), or with `memory: true` in memory (the client gets the in-memory WebSocket and fetch;
+ * for tests where a port is not the point).
+ */
+export async function startLive(options: Omit<Partial<NotificationsClientOptions>, 'config'> & { search?: SearchHttpOptions } = {}, simulator: { enigmaOrder?: EnigmaOrder; memory?: boolean } = {}) {
+  const { memory, ...simulatorOptions } = simulator
+  const start = memory ? startMemorySimulator : startSolverSimulator
+  const enigma = await start({ protocol: 'enigma', channel: 'Test_Channel', ...simulatorOptions })
+  const rasa = await start({ protocol: 'rasa' })
+  // In memory, the simulators' WebSocket and fetch replace whatever the options name.
+  const reach = memory ? (enigma as MemorySimulator).clientOptions : undefined
   const config = createConfig({
     defaultChainId: 42161,
     chains: {
@@ -25,7 +33,7 @@ export async function startLive(options: Omit<Partial<NotificationsClientOptions
       },
     },
   })
-  const client = createNotificationsClient({ lingerMs: 50, ...options, config })
+  const client = createNotificationsClient({ lingerMs: 50, ...options, ...(reach ? { WebSocket: reach.WebSocket as never, search: { ...options.search, fetch: reach.search.fetch } } : {}), config })
   const sims: Record<SimulatorProtocol, SolverSimulator> = { enigma, rasa }
   const solverOf = { enigma: 'alpha', rasa: 'beta' } as const
   return {

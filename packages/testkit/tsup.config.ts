@@ -2,7 +2,8 @@ import { defineConfig } from 'tsup'
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
+    // `memory` has nothing of Node in its graph: it loads in browsers, React Native and Workers.
+    entry: { index: 'src/index.ts', memory: 'src/memory.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,

@@ -11,7 +11,7 @@ import { useSuspenseSearchNotifications } from './useSuspenseSearchNotifications
 const A = '0xAbC0000000000000000000000000000000000001'
 let h: Harness
 beforeEach(async () => {
-  h = await startHarness()
+  h = await startHarness({ memory: false })
 })
 afterEach(() => h.stop())
 

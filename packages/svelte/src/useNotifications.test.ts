@@ -1,7 +1,7 @@
+import WebSocket from 'ws'
 import { QueryClient } from '@tanstack/svelte-query'
 import type { Component } from 'svelte'
 import { render, screen, waitFor } from '@testing-library/svelte'
-import WebSocket from 'ws'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Live, startLive } from '@solver-notifications/test-support'
 import Harness from './tests/Harness.svelte'

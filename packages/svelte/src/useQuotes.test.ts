@@ -1,6 +1,5 @@
 import { QueryClient } from '@tanstack/svelte-query'
 import { render, screen, waitFor } from '@testing-library/svelte'
-import WebSocket from 'ws'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { type Live, startLive } from '@solver-notifications/test-support'
 import Harness from './tests/Harness.svelte'
@@ -11,7 +10,8 @@ const A = '0xAbC0000000000000000000000000000000000001'
 let h: Live
 let queryClient: QueryClient
 beforeEach(async () => {
-  h = await startLive({ WebSocket: WebSocket as never, lingerMs: 30 })
+  // The hooks are the point here, not the sockets: the simulators run in memory (no port).
+  h = await startLive({ lingerMs: 30 }, { memory: true })
   queryClient = new QueryClient()
 })
 afterEach(async () => {

@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
-
 /**
  * A fault the simulator applies to its next HTTP responses.
  *
@@ -24,7 +22,6 @@ export interface HttpFault {
   trickleMs?: number
 }
 
-/** Queue of injected faults, consumed one response at a time. */
 /**
  * Answers held back: each request is answered with history as it stood when the request arrived, and
  * the answer is sent only on {@link HttpHold.release} (a service that reads fast and answers slowly).
@@ -42,9 +39,13 @@ export interface HttpHold {
   release(): void
 }
 
+/** What the next fault does to a response: none, destroy it, answer instead, or trickle the real answer. */
+export type FaultOutcome = undefined | { destroy: true } | { status: number; headers: Record<string, string>; body: string } | { trickleMs: number }
+
+/** Queue of injected faults, consumed one response at a time, and held answers; no transport in it. */
 export class HttpFaults {
   private readonly queue: Array<HttpFault & { left: number }> = []
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private holding: { count: number; waiters: Array<{ count: number; resolve: () => void }>; sends: Array<() => void> } | undefined
 
   /** Starts holding answers back (see {@link HttpHold}); a hold already on is returned again. */
@@ -87,53 +88,36 @@ export class HttpFaults {
   }
 
   /**
-   * Applies the next fault; returns true when the response was fully handled by it, or a trickle
-   * duration the real response is then sent with.
+   * The next fault's outcome, after its delay: the connection destroyed, an answer instead of the
+   * real one, or the real answer trickled; undefined when no fault is pending (or it only delayed).
    */
-  async apply(req: IncomingMessage, res: ServerResponse): Promise<boolean | { trickleMs: number }> {
+  async next(): Promise<FaultOutcome> {
     const fault = this.queue[0]
-    if (!fault) return false
+    if (!fault) return undefined
     if (--fault.left <= 0) this.queue.shift()
-    if (fault.delayMs) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.timers.delete(timer)
-          resolve()
-        }, fault.delayMs)
-        this.timers.add(timer)
-      })
-    }
-    if (fault.destroy) {
-      req.socket.destroy()
-      return true
-    }
-    if (fault.rawBody !== undefined) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody)
-      return true
-    }
+    if (fault.delayMs) await this.sleep(fault.delayMs)
+    if (fault.destroy) return { destroy: true }
+    if (fault.rawBody !== undefined) return { status: 200, headers: { 'content-type': 'application/json' }, body: fault.rawBody }
     if (fault.status !== undefined) {
       const headers: Record<string, string> = { 'content-type': 'application/json' }
       if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds)
-      res.writeHead(fault.status, headers).end(JSON.stringify(fault.body ?? { error: `injected ${fault.status}` }))
-      return true
+      return { status: fault.status, headers, body: JSON.stringify(fault.body ?? { error: `injected ${fault.status}` }) }
     }
     if (fault.trickleMs) return { trickleMs: fault.trickleMs }
-    return false
+    return undefined
   }
 
-  /** Writes `text` in 20 pieces spread over `ms`, after the headers (which go at once). */
-  trickle(res: ServerResponse, status: number, text: string, ms: number): void {
-    res.writeHead(status, { 'content-type': 'application/json' })
-    res.flushHeaders()
+  /** Hands `text` to `write` in 20 pieces spread over `ms`, then calls `end` (stops early once `gone()`). */
+  trickle(text: string, ms: number, write: (piece: string) => void, end: () => void, gone: () => boolean): void {
     const pieces = 20
     const size = Math.ceil(text.length / pieces)
     let sent = 0
     const next = () => {
-      if (res.destroyed) return
-      res.write(text.slice(sent, sent + size))
+      if (gone()) return
+      write(text.slice(sent, sent + size))
       sent += size
       if (sent >= text.length) {
-        res.end()
+        end()
         return
       }
       const timer = setTimeout(() => {
@@ -143,5 +127,15 @@ export class HttpFaults {
       this.timers.add(timer)
     }
     next()
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer)
+        resolve()
+      }, ms)
+      this.timers.add(timer)
+    })
   }
 }

@@ -9,7 +9,7 @@ import { useSearchNotifications } from './useSearchNotifications.js'
 const A = '0xAbC0000000000000000000000000000000000001'
 let h: Harness
 beforeEach(async () => {
-  h = await startHarness()
+  h = await startHarness({ memory: false })
 })
 afterEach(() => h.stop())
 

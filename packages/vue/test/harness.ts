@@ -1,12 +1,14 @@
 import { QueryClient, VueQueryPlugin } from '@tanstack/vue-query'
-import WebSocket from 'ws'
 import type { Plugin } from 'vue'
 import { startLive } from '@solver-notifications/test-support'
 import { notificationsPlugin } from '../src/notificationsPlugin.js'
+import WebSocket from 'ws'
 
 /** Test harness: core's live harness plus the Vue plugins to install. */
-export async function startHarness() {
-  const live = await startLive({ WebSocket: WebSocket as never, lingerMs: 30 })
+export async function startHarness({ memory = true }: { memory?: boolean } = {}) {
+  // The hooks are the point, not the sockets: the simulators run in memory (no port) unless a test
+  // needs the page's own fetch (search: CORS, the browser's console line for a failed request).
+  const live = await startLive({ WebSocket: WebSocket as never, lingerMs: 30 }, { memory })
   const queryClient = new QueryClient()
   const plugins: Array<[Plugin, ...unknown[]]> = [
     [VueQueryPlugin, { queryClient }],
