@@ -62,4 +62,18 @@ for mode in "node16 node16" "esnext bundler"; do
   npx tsc --noEmit --strict --skipLibCheck true --module "$1" --moduleResolution "$2" --target es2022 --lib es2022,dom --types node types-svelte.ts
   echo "typescript (react, vue, svelte, devtools) module $1, moduleResolution $2: ok"
 done
+# 4. Runtimes beyond Node and browsers, from the tarballs: Cloudflare Workers in workerd (miniflare) and
+# Vercel Edge in edge-runtime, each bundled as its platform's bundler would (export conditions).
+rt="$work/runtimes"
+mkdir -p "$rt"
+cp "$root/.ci/release/runtimes/"* "$rt/"
+cat > "$rt/package.json" <<JSON
+{ "name": "runtimes-consumer", "private": true, "type": "module", "dependencies": {
+  "@solver-notifications/core": "file:$(tgz core)", "@solver-notifications/testkit": "file:$(tgz testkit)",
+  "rxjs": "^7.8.0", "esbuild": "^0.25.0", "miniflare": "^4.20250901.0", "edge-runtime": "^4.0.0" } }
+JSON
+cd "$rt"
+npm install --no-audit --no-fund --loglevel=error > "$work/runtimes-install.log" 2>&1 || { tail -30 "$work/runtimes-install.log"; exit 1; }
+node workers.mjs
+node edge.mjs
 echo "release rehearsal: all seven packages at $version install from their tarballs and run"

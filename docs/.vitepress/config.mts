@@ -27,6 +27,7 @@ export default {
           { text: 'React, Vue, Svelte', link: '/guide/adapters' },
           { text: 'Server rendering', link: '/guide/server-rendering' },
           { text: 'Testing', link: '/guide/testing' },
+          { text: 'Runtimes', link: '/guide/runtimes' },
           { text: 'The relay', link: '/guide/relay' },
           { text: 'Troubleshooting', link: '/guide/troubleshooting' },
           { text: 'Glossary', link: '/guide/glossary' },

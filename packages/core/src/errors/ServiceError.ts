@@ -38,6 +38,8 @@ export type ServiceErrorCode =
   | 'RESPONSE_TOO_LARGE'
   /** a `for await` loop fell more than `highWaterMark` items behind its stream; the stream was released */
   | 'SLOW_CONSUMER'
+  /** Cloudflare Workers: a socket used by a request other than the one that opened it; create the client per request or in a Durable Object */
+  | 'CROSS_REQUEST'
 
 /**
  * The one error type of the library: a stable `code` to branch on and a message that says how to fix it.

@@ -125,8 +125,7 @@ export class Connection {
     try {
       ws.send(text)
     } catch (cause) {
-      this.#host.onError(new ServiceError('SOCKET', `Could not send to ${this.#shown}; the socket is replaced.`, { cause: redactCause(cause) }))
-      if (this.#ws === ws) this.#lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+      this.#sendFailed(ws, cause, '')
       return false
     }
     this.#lastSubscribe = accounts === undefined ? undefined : { accounts, bytes: text.length }
@@ -318,8 +317,7 @@ export class Connection {
       try {
         ws.send(frame.text)
       } catch (cause) {
-        this.#host.onError(new ServiceError('SOCKET', `Could not send the subscribe frame to ${this.#shown}; the socket is replaced.`, { cause: redactCause(cause) }))
-        if (this.#ws === ws) this.#lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
+        this.#sendFailed(ws, cause, 'the subscribe frame ')
         return
       }
       this.#lastSubscribe = { accounts: frame.accounts, bytes: frame.text.length }
@@ -333,6 +331,29 @@ export class Connection {
       this.#refusals = 0
     }, this.#ctx.options.resetAfterMs)
     this.#startHeartbeat(ws)
+  }
+
+  /**
+   * A send threw. Usually the socket died under it: it is replaced. On Cloudflare Workers a socket
+   * belongs to the request that opened it, and a client kept at module scope and used by the next
+   * request throws on every send: replacing the socket would loop for ever, so that ends the streams
+   * at once with `CROSS_REQUEST`.
+   */
+  #sendFailed(ws: WebSocketLike, cause: unknown, what: string): void {
+    const epoch = this.#epoch
+    if (/on behalf of a different request/i.test(String((cause as Error)?.message))) {
+      this.#host.onError(
+        new ServiceError(
+          'CROSS_REQUEST',
+          `Could not send ${what}to ${this.#shown}: the socket was opened by another request, and a Cloudflare Workers socket belongs to the request that opened it. Create the client in each request, or keep it in a Durable Object (one socket for many requests); its streams end closed.`,
+          { cause: redactCause(cause) },
+        ),
+      )
+      if (this.#epoch === epoch) this.#finish({ attempt: this.#failures, closeReason: 'socket of another request' }, false)
+      return
+    }
+    this.#host.onError(new ServiceError('SOCKET', `Could not send ${what}to ${this.#shown}; the socket is replaced.`, { cause: redactCause(cause) }))
+    if (this.#ws === ws) this.#lost(ws, { cause: 'dead', oversize: false, afterSubscribe: undefined })
   }
 
   #errored(event: unknown): void {
