@@ -22,6 +22,9 @@ JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
 node smoke.cjs
+# One copy of core per module system: core and core/query share their modules (one ServiceError class,
+# one protocol registry), in CommonJS as in ESM.
+node -e "require('@solver-notifications/core'); require('@solver-notifications/core/query'); const copies = Object.keys(require.cache).filter((f) => f.includes('@solver-notifications/core/') && require('fs').readFileSync(f, 'utf8').includes('solver-notifications.ServiceError')); if (copies.length !== 1) { console.error('core loaded ServiceError from', copies); process.exit(1) } console.log('commonjs: core and core/query share one copy of core')"
 # Getting started's Node script, exactly as the guide prints it: it must run and exit by itself.
 awk '/^\/\/ first-stream.mjs$/{on=1} on&&/^```$/{exit} on{print}' "$root/docs/guide/getting-started.md" > first-stream.mjs
 [ -s first-stream.mjs ] || { echo "getting started: the first-stream.mjs block was not found"; exit 1; }

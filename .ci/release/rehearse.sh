@@ -76,4 +76,19 @@ cd "$rt"
 npm install --no-audit --no-fund --loglevel=error > "$work/runtimes-install.log" 2>&1 || { tail -30 "$work/runtimes-install.log"; exit 1; }
 node workers.mjs
 node edge.mjs
+
+# 5. React Native: Metro bundles core and the React adapter from the tarballs, the hermesc that ships
+# with react-native compiles the bundle, and it runs in a context set up like React Native.
+rn="$work/react-native"
+mkdir -p "$rn"
+cp "$root/.ci/release/react-native/"* "$rn/"
+cat > "$rn/package.json" <<JSON
+{ "name": "react-native-consumer", "private": true, "type": "module", "dependencies": {
+  "@solver-notifications/core": "file:$(tgz core)", "@solver-notifications/react": "file:$(tgz react)", "@solver-notifications/testkit": "file:$(tgz testkit)",
+  "rxjs": "^7.8.0", "react": "^19.1.1", "@tanstack/react-query": "^5.90.0", "ws": "^8.18.0",
+  "react-native": "0.82.1", "@react-native/metro-config": "0.82.1" } }
+JSON
+cd "$rn"
+npm install --no-audit --no-fund --loglevel=error > "$work/react-native-install.log" 2>&1 || { tail -30 "$work/react-native-install.log"; exit 1; }
+node smoke.mjs
 echo "release rehearsal: all seven packages at $version install from their tarballs and run"

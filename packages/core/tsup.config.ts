@@ -41,5 +41,7 @@ export default defineConfig([
   { ...shared, format: ['esm'], dts: { only: true } },
   // CommonJS: ky ships only as ESM, which require() cannot load on Node 20 (nor Jest), so the CJS
   // build carries its own copy of ky; the rest stays external.
-  { ...shared, format: ['cjs'], dts: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },
+  // Split like the ESM build: `query.cjs` requires the chunks `index.cjs` does, so a CommonJS app gets
+  // one copy of core (one ServiceError class, one protocol registry), not one per entry.
+  { ...shared, format: ['cjs'], dts: true, splitting: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },
 ])
