@@ -97,7 +97,13 @@ const account = '0xAbC0000000000000000000000000000000000001'
 const sims = { enigma: await startSolverSimulator({ protocol: 'enigma' }), rasa: await startSolverSimulator({ protocol: 'rasa' }) }
 // Fake AppState and NetInfo, driven from here.
 let netListener
-const NetInfo = { addEventListener: (listener) => ((netListener = listener), listener({ isConnected: true, type: 'wifi', details: { ssid: 'home' } }), () => {}) }
+const NetInfo = {
+  addEventListener(listener) {
+    netListener = listener
+    listener({ isConnected: true, type: 'wifi', details: { ssid: 'home' } })
+    return () => {}
+  },
+}
 const AppState = { addEventListener: () => ({ remove() {} }) }
 const config = lib.createConfig({
   defaultChainId: 1,
