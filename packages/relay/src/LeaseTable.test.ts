@@ -21,3 +21,33 @@ it.skipIf(!natsAvailable)('a renewal that landed without its answer is still our
   await nc.close()
   await nats.close()
 })
+
+it.skipIf(!natsAvailable)('an entry that is not a lease (not JSON, null, the wrong shape, an expiry far in the future) is reported once and taken over by revision at once', async () => {
+  const nats = await startNats()
+  const nc = await connect({ servers: nats.url })
+  const kv = await new Kvm(nc).create('leases_garbage', { history: 1 })
+  const reported: string[] = []
+  const table = new LeaseTable(kv, 'me', 15_000, 'partitions', (key, why) => reported.push(`${key}: ${why}`))
+  const values: Record<string, string> = {
+    a: 'garbage',
+    b: 'null',
+    c: JSON.stringify({ owner: 7, expires: Date.now() + 5_000 }),
+    d: JSON.stringify({ owner: 'ghost', expires: Date.now() + 3_600_000 }),
+  }
+  for (const [key, value] of Object.entries(values)) {
+    await kv.put(`partitions.${key}`, value)
+    const entry = (await kv.get(`partitions.${key}`))!
+    table.onEntry(key, entry)
+    table.onEntry(key, entry) // a watch may deliver it again: reported once
+    const taken = await table.take(key)
+    expect(taken, `partition ${key} (${value}) was not taken`).toBeDefined()
+    expect(JSON.parse((await kv.get(`partitions.${key}`))!.string()).owner).toBe('me')
+  }
+  expect(reported).toEqual(['a: not JSON', 'b: wrong shape', 'c: wrong shape', 'd: from the future'])
+  // A lease of another relay within its TTL is still respected.
+  await kv.put('partitions.e', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }))
+  table.onEntry('e', (await kv.get('partitions.e'))!)
+  expect(await table.take('e')).toBeUndefined()
+  await nc.close()
+  await nats.close()
+})

@@ -6,6 +6,12 @@ interface Lease {
   revision: number
 }
 
+/** How far a lease's expiry may lie beyond its TTL (clocks of two relays disagree this much at most). */
+export const MAX_CLOCK_SKEW_MS = 30_000
+
+/** Why a lease entry is not a lease: it is then treated as expired, so the next take overwrites it by revision. */
+export type GarbageLease = 'not JSON' | 'wrong shape' | 'from the future'
+
 /**
  * Leases of one kind in the leases bucket (`<prefix>.<key>`: `partitions.<n>`): who holds each, until
  * when, at which revision. Taking, renewing and giving back go by revision, so two relays never both
@@ -19,6 +25,8 @@ export class LeaseTable {
     private readonly owner: string,
     private readonly ttlMs: number,
     private readonly prefix = 'partitions',
+    /** an entry that is not a lease (written by hand, or by a broken tool), once per revision */
+    private readonly onGarbage: (key: string, why: GarbageLease, revision: number) => void = () => {},
   ) {}
 
   /** A lease entry changed (`<prefix>.<key>`, the prefix removed). */
@@ -27,12 +35,24 @@ export class LeaseTable {
       this.leases.delete(key)
       return
     }
+    let v: unknown
     try {
-      const v = e.json<{ owner?: string; expires?: number }>()
-      this.leases.set(key, { owner: String(v.owner), expires: v.expires ?? 0, revision: e.revision })
+      v = e.json()
     } catch {
-      this.leases.delete(key)
+      this.garbage(key, 'not JSON', e.revision)
+      return
     }
+    const lease = v as { owner?: unknown; expires?: unknown } | null
+    if (typeof lease !== 'object' || lease === null || typeof lease.owner !== 'string' || lease.owner === '' || typeof lease.expires !== 'number' || !Number.isFinite(lease.expires)) {
+      this.garbage(key, 'wrong shape', e.revision)
+      return
+    }
+    // No relay writes an expiry further out than its TTL: one far beyond it would hold the partition for ever.
+    if (lease.expires > Date.now() + this.ttlMs + MAX_CLOCK_SKEW_MS) {
+      this.garbage(key, 'from the future', e.revision)
+      return
+    }
+    this.leases.set(key, { owner: lease.owner, expires: lease.expires, revision: e.revision })
   }
 
   /**
@@ -101,6 +121,17 @@ export class LeaseTable {
     } catch {
       // NATS away or someone else's now: the lease runs out by itself
     }
+  }
+
+  /**
+   * Kept as an expired lease of nobody at its revision (dropping it would make every take try to create
+   * a key that exists, and the partition would stay unowned for ever): the next take overwrites it.
+   */
+  private garbage(key: string, why: GarbageLease, revision: number): void {
+    const seen = this.leases.get(key)
+    this.leases.set(key, { owner: '', expires: 0, revision })
+    // A watch may deliver one revision again: it is reported once.
+    if (seen?.owner !== '' || seen.revision !== revision) this.onGarbage(key, why, revision)
   }
 
   private value(): string {

@@ -1,6 +1,7 @@
 import { type Notification, contentKey } from '@solver-notifications/core'
 import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { jetstreamManager } from '@nats-io/jetstream'
+import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { natsAvailable, startNats } from '../test/natsServer.js'
@@ -288,4 +289,24 @@ describe.skipIf(!natsAvailable)('rasa hubs on a relay', () => {
     expect(movedAddresses.size).toBe(moved.length)
     expect(movedSent).toBeLessThanOrEqual(4 * moved.length)
   })
+})
+
+it.skipIf(!natsAvailable)('garbage in a partition lease (the issue repro: "garbage") is logged once and counted, and the partition is owned within a TTL and a round, not never (LeaseTable.test.ts covers null, wrong shapes and expiries from the future)', async () => {
+  const key = accountKey(1, 'beta', A)
+  await addAccounts({ servers: nats.url }, [key])
+  const partition = partitionOf(key, DEFAULT_PARTITIONS)
+  const nc = await connect({ servers: nats.url })
+  const leasesKv = await new Kvm(nc).open('solver_relay_leases')
+  await leasesKv.put(`partitions.${partition}`, 'garbage')
+  const warnings: string[] = []
+  const logger = { info() {}, debug() {}, error() {}, warn: (fields: { lease?: string; why?: string }, message: string) => fields.lease && warnings.push(`${fields.lease} ${fields.why}: ${message}`) }
+  const started = Date.now()
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', logger: logger as never })
+  relays.push(relay)
+  await until(() => relay.owned().includes(key), 'the relay to own the account despite the garbage lease', 1_500 + 10_000)
+  // Before: "garbage" left the partition unowned for ever (every take tried to create a key that exists).
+  expect(Date.now() - started).toBeLessThan(1_500 + 5_000)
+  expect(warnings).toEqual([`partitions.${partition} not JSON: an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over`])
+  expect(await relay.registry.metrics()).toMatch(/solver_relay_garbage_leases_total 1\b/)
+  await nc.close()
 })

@@ -175,7 +175,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const { js, jsm, accounts: accountsKv, checkpoints } = storage
   const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
-  const leases = new LeaseTable(leasesKv, id, leaseTtlMs, 'partitions')
+  // Reported as the leases watch delivers them (after the metrics exist): once per entry revision.
+  const leases = new LeaseTable(leasesKv, id, leaseTtlMs, 'partitions', (key, why, revision) => {
+    metrics.garbageLeases++
+    logger.warn({ lease: `partitions.${key}`, why, revision }, 'an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over')
+  })
   let partitions: number
   try {
     await membership.refuseOtherLayouts()
