@@ -313,6 +313,25 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
     const killedClock = new Date(Date.now() - (performance.now() - killedAt)).toISOString().slice(11, 19)
     for (const [why, { n, times }] of byWhy) console.log(`RELAY scale: ${fmt(n)} × ${why} — from ${times.sort()[0]} to ${times.sort().at(-1)} (kill at ${killedClock})`)
   }
+  // A NATS restart: every survivor's accounts watch resumes after the last revision it saw. Counted
+  // from its own /metrics, up to the moment a key added after the restart is owned (which proves the
+  // watches run again); a watch restarted from zero would deliver the whole bucket first.
+  const entriesOf = () => Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_bucket_entries_total')))
+  const ownedOf = () => Promise.all(survivors.map(async (i) => { const text = await scrape(i); return metric(text, 'solver_relay_accounts_owned') + metric(text, 'solver_relay_partitions_owned') }))
+  const entriesBefore = await entriesOf()
+  const ownedBefore = await ownedOf()
+  await nats.restart()
+  await until(async () => (await Promise.all(survivors.map(async (i) => (await fetch(`http://${httpOf(relays[i]!)}/readyz`)).status))).every((s) => s === 200), 'every survivor ready after the NATS restart', 120_000)
+  const probe = accountKey(1, 'beta', address(900_000))
+  // This bench's own connection reconnects too; JetStream answers again a moment after the restart.
+  await until(() => accountsKv.put(storedKey(probe, DEFAULT_PARTITIONS), '{}').then(() => true, () => false), 'the key to be added after the restart', 120_000)
+  await until(async () => (await Promise.all(survivors.map(async (i) => metric(await scrape(i), 'solver_relay_bucket_entries_total')))).every((n, k) => n > entriesBefore[k]!), 'the key added after the restart to reach every survivor', 120_000)
+  const delivered = (await entriesOf()).map((n, k) => n - entriesBefore[k]!)
+  const bound = ownedBefore
+  const resumeOk = delivered.every((n, k) => n <= bound[k]!)
+  console.log(
+    `RELAY scale: after a NATS restart, accounts-bucket entries delivered to each survivor: ${delivered.map(fmt).join(' / ')} (target ≤ its owned accounts + partitions: ${bound.map(fmt).join(' / ')}; the bucket holds ${fmt(keys.length + 1)}) ${resumeOk ? 'PASS' : 'MISS'}`,
+  )
   for (const relay of relays) if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGTERM')
   await Promise.all(relays.map((r) => r.exited))
   await nc.close()

@@ -64,6 +64,10 @@ export class RelayMetrics {
   handoffs = 0
   /** entries of the leases bucket that were not leases (treated as expired and taken over) */
   garbageLeases = 0
+  /** entries of the accounts bucket its watch delivered (what a reconnect costs it) */
+  bucketEntries = 0
+  /** keys of the accounts bucket not where this layout stores an account (reported, not watched) */
+  misplacedKeys = 0
   private readonly streams = new Map<string, StreamCount>()
   private readonly errorCodes = new Map<string, number>()
   private readonly backfillResults = { finished: 0, truncated: 0 }
@@ -118,6 +122,8 @@ export class RelayMetrics {
       for (const [code, n] of this.errorCodes) set({ code }, n)
     })
     counter('solver_relay_lease_takeovers_total', 'Partitions (with accounts) taken over from a relay whose lease had expired (it died or stalled).', [], (set) => set({}, this.takeovers))
+    counter('solver_relay_bucket_entries_total', 'Entries of the accounts bucket this relay\'s watch delivered: every entry at start, then changes (a NATS reconnect resumes after the last revision seen).', [], (set) => set({}, this.bucketEntries))
+    counter('solver_relay_misplaced_keys_total', 'Keys of the accounts bucket that are not where this layout stores an account (the old unpartitioned form, or another partition than its own): logged once each, not watched, not counted in solver_relay_accounts.', [], (set) => set({}, this.misplacedKeys))
     counter('solver_relay_garbage_leases_total', 'Entries of the leases bucket that were not leases (not JSON, the wrong shape, an expiry beyond TTL + clock skew): logged once each, treated as expired and taken over by revision.', [], (set) => set({}, this.garbageLeases))
     counter('solver_relay_handoffs_total', 'Partitions (with accounts) handed over on purpose (rebalance, drain): checkpoints written, then the lease released.', [], (set) => set({}, this.handoffs))
     gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))

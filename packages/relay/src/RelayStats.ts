@@ -26,6 +26,8 @@ export interface RelayStats {
   /** accounts taken over from a relay whose lease expired, and accounts handed over on purpose */
   takeovers: number
   handoffs: number
+  /** entries of the accounts bucket its watch delivered: every entry at start, then only changes (a reconnect resumes) */
+  bucketEntries: number
   /** publishes waiting for an acknowledgement */
   pending: number
   /** the slowest receive → acknowledged time of the last 10 seconds (ms) */

@@ -310,3 +310,46 @@ it.skipIf(!natsAvailable)('garbage in a partition lease (the issue repro: "garba
   expect(await relay.registry.metrics()).toMatch(/solver_relay_garbage_leases_total 1\b/)
   await nc.close()
 })
+
+it.skipIf(!natsAvailable)('after a NATS restart the accounts watch resumes after the last revision it saw: only what changed comes, not the whole bucket again', async () => {
+  const keys = Array.from({ length: 60 }, (_, i) => accountKey(1, 'beta', `0x${(0xabc100 + i).toString(16).padStart(40, '0')}`))
+  await addAccounts({ servers: nats.url }, keys)
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  relays.push(relay)
+  await until(() => relay.owned().length === 60, 'the relay to own every account')
+  const atStart = relay.stats().bucketEntries
+  expect(atStart).toBe(60)
+  await nats.restart()
+  await until(async () => (await relay.ready()).ready, 'the relay to be ready again after the restart', 30_000)
+  const changed = accountKey(1, 'beta', `0x${(0xabc200).toString(16).padStart(40, '0')}`)
+  await addAccounts({ servers: nats.url }, [changed])
+  await until(() => relay.owned().includes(changed), 'the account added after the restart')
+  // One entry came after the reconnect (the one added); a watch restarted from zero replayed all 60 first.
+  expect(relay.stats().bucketEntries - atStart).toBe(1)
+})
+
+it.skipIf(!natsAvailable)('a key in the old unpartitioned form and one under another partition are reported once each (naming the stored key and migrate), counted, never watched nor counted as accounts', async () => {
+  const good = accountKey(1, 'beta', A)
+  const old = accountKey(1, 'beta', '0xabc0000000000000000000000000000000000002')
+  const wrong = accountKey(1, 'beta', '0xabc0000000000000000000000000000000000003')
+  await addAccounts({ servers: nats.url }, [good])
+  const warnings: string[] = []
+  const logger = { info() {}, debug() {}, error() {}, warn: (fields: { key?: string }, message: string) => fields.key && warnings.push(message) }
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', logger: logger as never })
+  relays.push(relay)
+  await until(() => relay.owned().includes(good), 'the relay to own the good account')
+  const nc = await connect({ servers: nats.url })
+  const accountsKv = await new Kvm(nc).open('solver_relay_accounts')
+  const wrongPartition = (partitionOf(wrong, DEFAULT_PARTITIONS) + 1) % DEFAULT_PARTITIONS
+  await accountsKv.put(old, '{}')
+  await accountsKv.put(`p${wrongPartition}.${wrong}`, '{}')
+  await accountsKv.put(old, '{"since":1763700000}') // again: reported once
+  await until(() => warnings.length >= 2, 'both keys reported')
+  expect(warnings).toEqual([
+    expect.stringMatching(new RegExp(`"${old}" is not stored under a partition: .*solver-relay migrate`)),
+    expect.stringMatching(new RegExp(`"p${wrongPartition}\\.${wrong}" is stored under another partition than its own \\(this layout stores it as "${storedKey(wrong, DEFAULT_PARTITIONS)}"\\).*solver-relay migrate`)),
+  ])
+  expect(await relay.registry.metrics()).toMatch(/solver_relay_misplaced_keys_total 2\b/)
+  expect(relay.owned()).toEqual([good])
+  await nc.close()
+})
