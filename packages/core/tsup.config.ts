@@ -21,7 +21,7 @@ const kyWithoutTextEncoderAtLoad: Plugin = {
 }
 
 const shared = {
-  entry: { index: 'src/index.ts', query: 'src/query/index.ts' },
+  entry: { index: 'src/index.ts', query: 'src/query/index.ts', internal: 'src/internal.ts' },
   sourcemap: true,
   target: 'es2022',
 } as const

@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv'
-import { isPlausiblePosition } from '@solver-notifications/core'
+import { isPlausiblePosition } from '@solver-notifications/core/internal'
 
 /**
  * What an account's checkpoint holds: where to resume, and the ids already relayed at that exact second.

@@ -1,6 +1,6 @@
 import type { KV } from '@nats-io/kv'
 import { Kvm } from '@nats-io/kv'
-import { isPlausiblePosition } from '@solver-notifications/core'
+import { isPlausiblePosition } from '@solver-notifications/core/internal'
 import { parseAccountKey } from './accountKeys.js'
 import { openDeployment, parseStoredKey, storedKey } from './deployment.js'
 import { RelayError } from './RelayError.js'

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { isPlausiblePosition, redactText } from '@solver-notifications/core'
+import { isPlausiblePosition, redactText } from '@solver-notifications/core/internal'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
 import { migrateDeployment } from './migrate.js'
 import { checkRelaySetup } from './checkRelaySetup.js'

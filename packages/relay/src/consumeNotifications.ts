@@ -1,6 +1,7 @@
 import { AckPolicy, type ConsumerConfig, DeliverPolicy, type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { nanos } from '@nats-io/nats-core'
-import { type Notification, isAddress, isPlausiblePosition } from '@solver-notifications/core'
+import { type Notification, isAddress } from '@solver-notifications/core'
+import { isPlausiblePosition } from '@solver-notifications/core/internal'
 import { Observable } from 'rxjs'
 import { z } from 'zod'
 import { type NatsTarget, openNats } from './natsConnection.js'

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { type ConnectionOptions, type NatsConnection, credsAuthenticator } from '@nats-io/nats-core'
 import { connect } from '@nats-io/transport-node'
-import { redactCause, redactText, redactUrl } from '@solver-notifications/core'
+import { redactUrl } from '@solver-notifications/core'
+import { redactCause, redactText } from '@solver-notifications/core/internal'
 import { RelayError } from './RelayError.js'
 
 /**

@@ -1,4 +1,4 @@
-import { redactText } from '@solver-notifications/core'
+import { redactText } from '@solver-notifications/core/internal'
 import { type DestinationStream, type Logger, pino } from 'pino'
 
 /**

@@ -1,15 +1,7 @@
 import type { KV, KvEntry } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
-import {
-  type NotificationsClient,
-  type NotificationsClientOptions,
-  type NotificationsConfig,
-  type NotificationsConfigInput,
-  createConfig,
-  createNotificationsClient,
-  isPlausiblePosition,
-  isServiceError,
-} from '@solver-notifications/core'
+import { type NotificationsClient, type NotificationsClientOptions, type NotificationsConfig, type NotificationsConfigInput, createConfig, createNotificationsClient, isServiceError } from '@solver-notifications/core'
+import { isPlausiblePosition } from '@solver-notifications/core/internal'
 import { type WatchedAccount, parseAccountKey } from './accountKeys.js'
 import { type AccountContext, AccountRelay } from './AccountRelay.js'
 import { JetStreamPublisher } from './JetStreamPublisher.js'
