@@ -46,8 +46,15 @@ it('the built docs site: home, a guide, an API page, and the search box finds wa
   page.on('response', (r) => {
     if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`)
   })
+  // The home page shows before it tells: a hero with its actions, the features, a code example, the comparison.
   await page.goto(`${base}/`)
-  expect(await page.locator('h1').first().textContent()).toContain('solver-notifications docs')
+  expect(await page.locator('.VPHero .name').first().textContent()).toContain('solver-notifications')
+  expect(await page.locator('.VPHero .actions a').allTextContents()).toEqual(expect.arrayContaining(['Get started', 'API reference']))
+  expect(await page.locator('.VPFeature').count()).toBeGreaterThanOrEqual(4)
+  expect(await page.locator('.vp-doc div[class*="language-ts"]').count()).toBeGreaterThan(0)
+  expect(await page.locator('.vp-doc table').first().textContent()).toContain('hand-written')
+  // Nothing wider than the window.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
 
   await page.goto(`${base}/guide/getting-started`)
   expect(await page.locator('h1').first().textContent()).toContain('Getting started')

@@ -36,3 +36,30 @@ function readSources(dir: string): string {
   }
   return out
 }
+
+it('the relay numbers the docs state are its constants: changing one fails here until the prose says it', () => {
+  const relaySrc = (file: string) => readFileSync(`${root}packages/relay/src/${file}`, 'utf8')
+  /** A numeric constant's value, read off its declaration (`const NAME = 1_024`). */
+  const constant = (file: string, pattern: RegExp) => {
+    const match = pattern.exec(relaySrc(file))
+    expect(match, `${pattern} in ${file}`).not.toBeNull()
+    return Number(match![1]!.replace(/_/g, ''))
+  }
+  const readme = readFileSync(`${root}packages/relay/README.md`, 'utf8').replace(/\s+/g, ' ')
+  const arch = doc.replace(/\s+/g, ' ')
+  const fmt = (n: number) => n.toLocaleString('en-US')
+  const partitionReads = constant('startRelay.ts', /const PARTITION_READS = ([\d_]+)/)
+  const concurrency = constant('startRelay.ts', /const CONCURRENCY = ([\d_]+)/)
+  const hub = constant('startRelay.ts', /export const RELAY_HUB_ACCOUNTS = ([\d_]+)/)
+  const ttl = constant('startRelay.ts', /options\.leaseTtlMs \?\? ([\d_]+)/)
+  const partitions = constant('partitions.ts', /export const DEFAULT_PARTITIONS = ([\d_]+)/)
+  const overMean = constant('partitions.ts', /export const MAX_OVER_MEAN = ([\d.]+)/)
+  expect(arch).toContain(`${partitionReads} partitions at a time`)
+  expect(arch).toContain(`${concurrency} at a time`)
+  expect(arch).toContain(`at most ${hub} accounts on a hub`)
+  expect(arch).toContain(`${overMean} × the mean`)
+  expect(readme).toContain(`\`P\` (default ${fmt(partitions)})`)
+  expect(readme).toContain(`at most ${hub} accounts on one hub socket`)
+  expect(readme).toContain(`after \`leaseTtlMs\` (${ttl / 1000} s)`)
+  expect(readme).toContain(`${overMean} × the mean`)
+})

@@ -3,11 +3,11 @@ import { type KV, Kvm } from '@nats-io/kv'
 import { type NatsConnection, nanos } from '@nats-io/nats-core'
 import { RelayError } from './RelayError.js'
 
-/** The bucket of watched accounts: keys `<chainId>.<solverId>.<lowercase account>`. */
+/** The bucket of watched accounts: keys `p<partition>.<chainId>.<solverId>.<lowercase account>` (`storedKey`). */
 export const ACCOUNTS_BUCKET = 'solver_relay_accounts'
-/** Relay instances (`instances.<id>`) and account leases (`leases.<account key>`). */
+/** Relay heartbeats (`instances.<id>`), partition leases (`partitions.<n>`) and the deployment's `config`. */
 export const LEASES_BUCKET = 'solver_relay_leases'
-/** Each account's position: where a relay that takes it over resumes. */
+/** One checkpoint record per partition (its accounts' positions): where a relay that takes it over resumes. */
 export const CHECKPOINTS_BUCKET = 'solver_relay_checkpoints'
 
 /** How long JetStream remembers a `Nats-Msg-Id`: a takeover republishes at most the last seconds before it. */
