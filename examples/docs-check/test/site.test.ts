@@ -60,9 +60,13 @@ it('the built docs site: home, a guide, an API page, and the search box finds wa
   expect(await page.locator('h1').first().textContent()).toContain('Getting started')
   expect(await page.locator('.VPSidebar').textContent()).toContain('Troubleshooting')
 
-  await page.goto(`${base}/api/core/src/interfaces/NotificationsClient`)
+  await page.goto(`${base}/api/@solver-notifications/core/interfaces/NotificationsClient`)
   expect(await page.locator('h1').first().textContent()).toContain('NotificationsClient')
   expect(await page.locator('main').textContent()).toContain('waitFor')
+  // The reference covers all seven packages, titled by package name.
+  await page.goto(`${base}/api/`)
+  const modules = await page.locator('.vp-doc a').allTextContents()
+  for (const name of ['core', 'react', 'vue', 'svelte', 'devtools', 'testkit', 'relay']) expect(modules).toContain(`@solver-notifications/${name}`)
 
   await page.goto(`${base}/`)
   await page.locator('.DocSearch, .VPNavBarSearch button').first().click()

@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/core
+ */
 export { createConfig } from './config/createConfig.js'
 export { isSolverId } from './config/isSolverId.js'
 export type { ConfigIssue } from './config/validateConfig.js'

@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/react
+ */
 export { NotificationsProvider } from './NotificationsProvider.js'
 export { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'
 export { useNotifications } from './useNotifications.js'

@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/relay
+ */
 export { startRelay, type Relay, type RelayOptions } from './startRelay.js'
 export { checkRelaySetup } from './checkRelaySetup.js'
 export { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'

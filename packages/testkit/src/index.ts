@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/testkit
+ */
 export type { EnigmaOrder, StoredDocument } from './protocols/EnigmaHistory.js'
 export { registerSimulatorProtocol, simulatorProtocols, type SimulatorProtocols } from './protocols/index.js'
 export type { SimulatorProtocolInstance, SimulatorProtocolModule } from './protocols/SimulatorProtocolModule.js'

@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/vue
+ */
 export { notificationsPlugin, provideNotificationsClient } from './notificationsPlugin.js'
 export { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.js'
 export { useNotifications } from './useNotifications.js'

@@ -1,3 +1,7 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/svelte
+ */
 export { getNotificationsClient, setNotificationsClient } from './context.js'
 export { useInfiniteSearchNotifications } from './useInfiniteSearchNotifications.svelte.js'
 export { useNotifications } from './useNotifications.svelte.js'
