@@ -36,7 +36,7 @@ TARBALLS="$tarballs" bash "$root/.ci/consumer/run.sh"
 # 3. React, Vue, Svelte and devtools in a fresh project of their own.
 ui="$work/ui"
 mkdir -p "$ui"
-cp "$root/.ci/release/ui/"* "$ui/"
+cp "$root/.ci/release/ui/"* "$root/.ci/release/checks.mjs" "$ui/"
 tgz() { ls "$tarballs"/solver-notifications-"$1"-*.tgz; }
 cat > "$ui/package.json" <<JSON
 { "name": "ui-consumer", "private": true, "type": "module", "dependencies": {
@@ -66,7 +66,7 @@ done
 # Vercel Edge in edge-runtime, each bundled as its platform's bundler would (export conditions).
 rt="$work/runtimes"
 mkdir -p "$rt"
-cp "$root/.ci/release/runtimes/"* "$rt/"
+cp "$root/.ci/release/runtimes/"* "$root/.ci/release/checks.mjs" "$rt/"
 cat > "$rt/package.json" <<JSON
 { "name": "runtimes-consumer", "private": true, "type": "module", "dependencies": {
   "@solver-notifications/core": "file:$(tgz core)", "@solver-notifications/testkit": "file:$(tgz testkit)",
@@ -81,7 +81,7 @@ node edge.mjs
 # with react-native compiles the bundle, and it runs in a context set up like React Native.
 rn="$work/react-native"
 mkdir -p "$rn"
-cp "$root/.ci/release/react-native/"* "$rn/"
+cp "$root/.ci/release/react-native/"* "$root/.ci/release/checks.mjs" "$rn/"
 cat > "$rn/package.json" <<JSON
 { "name": "react-native-consumer", "private": true, "type": "module", "dependencies": {
   "@solver-notifications/core": "file:$(tgz core)", "@solver-notifications/react": "file:$(tgz react)", "@solver-notifications/testkit": "file:$(tgz testkit)",

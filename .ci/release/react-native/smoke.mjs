@@ -11,23 +11,10 @@ import { gzipSync } from 'node:zlib'
 import Metro from 'metro'
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import WS from 'ws'
+import { check, until } from './checks.mjs'
 
 const require = createRequire(import.meta.url)
 const { getDefaultConfig } = require('@react-native/metro-config')
-const check = (condition, message) => {
-  if (!condition) {
-    console.error(`FAILED: ${message}`)
-    process.exit(1)
-  }
-}
-const until = async (what, test, ms = 15_000) => {
-  const started = Date.now()
-  while (!(await test())) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 // 1. Metro, as an app's `react-native bundle` runs it (without React Native's own startup modules, which need the native side).
 let bundle
 for (const exportsOn of [true, false]) {

@@ -13,17 +13,4 @@ export async function bundle(entry, conditions, format) {
 
 export const startSim = () => startSolverSimulator({ protocol: 'rasa' })
 
-export async function until(what, test, ms = 15_000) {
-  const started = Date.now()
-  while (!(await test())) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-export function check(condition, message) {
-  if (!condition) {
-    console.error(`FAILED: ${message}`)
-    process.exit(1)
-  }
-}
+export { check, until } from './checks.mjs'

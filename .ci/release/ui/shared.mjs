@@ -25,18 +25,4 @@ export async function startSmoke() {
   }
 }
 
-/** Resolves when `test()` holds, checking every 20 ms; fails after `ms` naming what it waited for. */
-export async function until(what, test, ms = 15_000) {
-  const started = Date.now()
-  while (!test()) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-export function check(condition, message) {
-  if (!condition) {
-    console.error(`FAILED: ${message}`)
-    process.exit(1)
-  }
-}
+export { check, until } from './checks.mjs'
