@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { isPlainObject } from '../protocol/frame.js'
 import { protocolConfigs, registryVersion } from '../protocol/protocols.js'
 import type { ConfigSchemaKit } from '../protocol/ProtocolModule.js'
 import { describe } from '../utils/address.js'
@@ -19,7 +20,6 @@ export interface ConfigIssue {
 }
 
 type Schema = z.ZodMiniType
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 let schemas: { chain: Schema; solver: Schema; blocks: Map<string, Schema>; builtAt: number } | undefined
 
@@ -54,7 +54,7 @@ export function validateConfig(input: unknown): ConfigIssue[] {
     const result = schema.safeParse(value, { reportInput: true })
     if (!result.success) for (const issue of result.error.issues) add([at, ...issue.path.map(String)].join('.'), `${issue.message}, got ${describe(issue.input)}`)
   }
-  if (!isObject(input)) {
+  if (!isPlainObject(input)) {
     add('(root)', `expected an object { defaultChainId, chains, allowInsecureTransport? }, got ${describe(input)}`)
     return issues
   }
@@ -62,7 +62,7 @@ export function validateConfig(input: unknown): ConfigIssue[] {
   const allowInsecure = input.allowInsecureTransport === true
   if (typeof defaultChainId !== 'number' || !Number.isInteger(defaultChainId) || defaultChainId <= 0) add('defaultChainId', `expected a chain id (a positive integer), got ${describe(defaultChainId)}`)
   if (input.allowInsecureTransport !== undefined && typeof input.allowInsecureTransport !== 'boolean') add('allowInsecureTransport', `expected true or false, got ${describe(input.allowInsecureTransport)}`)
-  if (!isObject(chains)) {
+  if (!isPlainObject(chains)) {
     add('chains', `expected an object of chains keyed by chain id, got ${describe(chains)}`)
     return issues
   }
@@ -76,9 +76,9 @@ export function validateConfig(input: unknown): ConfigIssue[] {
     if (!/^[1-9]\d*$/.test(chainId)) add(base, `expected a chain id (a positive integer) as the key, got ${describe(chainId)}; chains are keyed by number, e.g. 42161`)
     const chain = chains[chainId]
     shape(chainSchema, chain, base)
-    if (!isObject(chain)) continue
+    if (!isPlainObject(chain)) continue
     const { solvers, defaultSolver } = chain
-    if (!isObject(solvers)) {
+    if (!isPlainObject(solvers)) {
       add(`${base}.solvers`, `expected an object of solvers keyed by solver id, got ${describe(solvers)}`)
       continue
     }
@@ -90,10 +90,10 @@ export function validateConfig(input: unknown): ConfigIssue[] {
       const at = `${base}.solvers.${solverId}`
       const solver = solvers[solverId]
       shape(solverSchema, solver, at)
-      if (!isObject(solver)) continue
+      if (!isPlainObject(solver)) continue
       if (typeof solver.url === 'string' && solver.url !== '') checkUrl(solver.url, `${at}.url`, ['http:', 'https:'], allowInsecure, add)
       const headers = solver.headers
-      if (headers !== undefined && !isObject(headers)) add(`${at}.headers`, `expected an object of header names to string values, got ${describe(headers)}`)
+      if (headers !== undefined && !isPlainObject(headers)) add(`${at}.headers`, `expected an object of header names to string values, got ${describe(headers)}`)
       else if (headers) {
         for (const [name, value] of Object.entries(headers)) {
           if (!HEADER_NAME.test(name)) add(`${at}.headers`, `${describe(name)} is not an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`)
@@ -102,7 +102,7 @@ export function validateConfig(input: unknown): ConfigIssue[] {
         }
       }
       const notifications = solver.notifications
-      if (!isObject(notifications)) {
+      if (!isPlainObject(notifications)) {
         add(`${at}.notifications`, `expected ${Object.values(protocolConfigs).map((m) => m.configShape).join(' or ')}, got ${describe(notifications)}`)
         continue
       }

@@ -1,6 +1,6 @@
 import type { QuoteBookSnapshot } from '../stream/ClientSnapshot.js'
 import type { NotificationsConfigInput } from '../config/types.js'
-import { isPlausiblePosition } from '../utils/plausibleTime.js'
+import { PLAUSIBLE_POSITION, isPlausiblePosition } from '../utils/plausibleTime.js'
 import { ServiceError } from '../errors/ServiceError.js'
 import { isSameNotification } from '../protocol/notificationKey.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
@@ -56,7 +56,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   assertAddress(params?.account)
   const { since, maxSnapshotRows = 10_000, maxTransitions = 50 } = options ?? {}
   if (since !== undefined && !isPlausiblePosition(since)) {
-    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be unix seconds: 0 (the start of history) or a time from 2001 to a day ahead, got ${describe(since)} (milliseconds? divide by 1000)`)
+    throw new ServiceError('INVALID_PARAMETERS', `quotes since must be ${PLAUSIBLE_POSITION}, got ${describe(since)} (milliseconds? divide by 1000)`)
   }
   for (const [name, value] of [['maxSnapshotRows', maxSnapshotRows], ['maxTransitions', maxTransitions]] as const) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {

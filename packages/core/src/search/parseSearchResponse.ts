@@ -1,7 +1,7 @@
 import type { AnyProtocolSearch } from '../protocol/searchProtocols.js'
 import type { NotificationSearchResult } from '../protocol/searchTypes.js'
+import { isPlainObject } from '../protocol/frame.js'
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Validates a search response body against its protocol's envelope (number fields and a rows array,
@@ -13,7 +13,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function parseSearchResponse(search: AnyProtocolSearch, body: unknown): NotificationSearchResult | string {
   const { rows: rowsField, rowsOptional, numbers } = search.envelope
   const expected = `expected { ${[...numbers, `${rowsField}: [...]`].join(', ')} }`
-  if (!isRecord(body)) return `${expected}, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`
+  if (!isPlainObject(body)) return `${expected}, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`
   for (const field of numbers) {
     if (typeof body[field] !== 'number') return `${expected}: ${field} is ${describeValue(body[field])}, not a number`
   }

@@ -139,7 +139,7 @@ export async function postJson(
       }
       const where = redactUrl(next.href)
       if (next.origin !== new URL(target).origin) {
-        throw fail('REDIRECT', `Search at ${redactUrl(target)} redirected to ${where}; redirects to another origin (or from https to http) are never followed, so account data cannot leave for a URL the config does not name. Configure ${where} if it is right.`, { status })
+        throw fail('REDIRECT', `Search at ${redactUrl(target)} redirected to ${where}: a redirect to another origin (or from https to http) is never followed, so account data stays with the URLs the config names. Configure ${where} if it is right.`, { status })
       }
       if (response.status !== 307 && response.status !== 308) {
         throw fail('REDIRECT', `Search at ${redactUrl(target)} answered ${response.status} to ${where}, which would resend the search without its body; configure ${where} instead.`, { status })
@@ -151,7 +151,7 @@ export async function postJson(
     }
   }
   const tooLarge = (limit: number) =>
-    fail('RESPONSE_TOO_LARGE', `Search response from ${shown} is larger than maxResponseBytes (${limit} bytes, counted after decompression); it was aborted. Ask for smaller pages (size) or raise search.maxResponseBytes.`, { status: 200 })
+    fail('RESPONSE_TOO_LARGE', `Search response from ${shown} is over maxResponseBytes (${limit} bytes, decompressed): aborted. Ask for smaller pages (size) or raise search.maxResponseBytes.`, { status: 200 })
   try {
     // ky runs the policy (timeout, retries, Retry-After, HTTP errors); the body goes straight to fetch as
     // the string we hold. Given to ky, it would become a stream in a Request that ky tees before every
@@ -184,7 +184,7 @@ export async function postJson(
       throw fail(
         refused ? 'UNAUTHORIZED' : 'HTTP_STATUS',
         refused
-          ? `Search was refused with HTTP ${status} by ${shown}: the credentials are missing, wrong or expired. Renew them (config headers, auth.headers); the next call asks auth.headers again.`
+          ? `Search was refused with HTTP ${status} by ${shown}: credentials missing, wrong or expired. Renew them (config headers, auth.headers); the next call asks auth.headers again.`
           : `Search failed with HTTP ${status} from ${shown}${status < 500 ? '; check the parameters and the configured URL' : '; the service is failing, try again later'}.`,
         { status, body: parseMaybeJson(errorText), retryAfterMs: retryAfter === null ? undefined : Number(retryAfter) * 1000, cause: error },
       )

@@ -54,7 +54,7 @@ export async function searchSolver(
   const asked = params.size ?? search.defaultSize
   if (options.longPages !== 'allow' && asked !== undefined && result.rows.length > asked) {
     const shown = redactUrl(url)
-    throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${shown} has ${result.rows.length} rows for a page of size ${asked}: the service ignores size, so its pages cannot be trusted. Fix the service or the configured URL.`, { method: 'POST', url: shown, status: 200, body: json })
+    throw new ServiceRequestError('INVALID_RESPONSE', `Search response from ${shown} has ${result.rows.length} rows for a page of size ${asked}: the service ignores size, so its pages are not trusted. Fix the service or the configured URL.`, { method: 'POST', url: shown, status: 200, body: json })
   }
   return result
 }

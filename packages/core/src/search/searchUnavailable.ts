@@ -16,7 +16,7 @@ export function searchUnavailable(solver: ResolvedSolver): ServiceError | undefi
     if (!isServiceError(error) || error.code !== 'SEARCH_URL_NOT_CONFIGURED') throw error
     return new ServiceError(
       'SEARCH_URL_NOT_CONFIGURED',
-      `${error.message} Resume streams, quote books and waitFor read history, so they cannot run on this solver; live streams without resume work without it.`,
+      `${error.message} Resume streams, quote books and waitFor read history: they cannot run on this solver; live streams without resume can.`,
     )
   }
 }

@@ -345,7 +345,7 @@ export class Connection {
       this.#host.onError(
         new ServiceError(
           'CROSS_REQUEST',
-          `Could not send ${what}to ${this.#shown}: the socket was opened by another request, and a Cloudflare Workers socket belongs to the request that opened it. Create the client in each request, or keep it in a Durable Object (one socket for many requests); its streams end closed.`,
+          `Could not send ${what}to ${this.#shown}: a Cloudflare Workers socket belongs to the request that opened it. Create the client in each request, or keep it in a Durable Object; its streams end closed.`,
           { cause: redactCause(cause) },
         ),
       )

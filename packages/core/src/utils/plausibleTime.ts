@@ -28,3 +28,6 @@ export function isPlausibleTime(t: number | null | undefined, now: number = Date
 export function isPlausiblePosition(t: unknown, now: number = Date.now()): t is number {
   return t === 0 || isPlausibleTime(t as number, now)
 }
+
+/** What a position must be, as messages refusing one say it. */
+export const PLAUSIBLE_POSITION = 'unix seconds: 0 (the start of history) or a time from 2001 to a day ahead'

@@ -120,7 +120,7 @@ export class CheckpointWriter {
     this.#report(
       new ServiceError(
         'INVALID_CHECKPOINT',
-        `The resume checkpoint "${this.#key}" holds ${typeof value === 'number' || typeof value === 'string' ? JSON.stringify(value) : typeof value}, which is not unix seconds (milliseconds? a clock ahead?); it was ignored and the stream starts from now. It is overwritten with a good position once one is delivered.`,
+        `The resume checkpoint "${this.#key}" holds ${typeof value === 'number' || typeof value === 'string' ? JSON.stringify(value) : typeof value}, not unix seconds (milliseconds? a clock ahead?): ignored, the stream starts from now, and it is overwritten once a position is delivered.`,
       ),
     )
     return undefined

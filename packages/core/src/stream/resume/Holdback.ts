@@ -177,7 +177,7 @@ export class Holdback {
       this.#host.report(
         new ServiceError(
           'IMPLAUSIBLE_TIMESTAMP',
-          `Quote ${n.quoteId} came with modify_time ${n.modifyTime}, which is not plausible unix seconds (more than a day ahead, or milliseconds?). It was delivered, but it moves neither the resume position nor the quote's order.`,
+          `Quote ${n.quoteId} came with modify_time ${n.modifyTime}, not plausible unix seconds (a day ahead, or milliseconds?): delivered, but it moves neither the resume position nor the quote's order.`,
         ),
       )
     }

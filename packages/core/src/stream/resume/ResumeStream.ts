@@ -306,7 +306,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         type: 'error',
         error: new ServiceError(
           'INVALID_RESPONSE',
-          `History answered pages longer than the page size asked: ${result.overlong} rows beyond it were dropped, so this backfill may be incomplete. The service ignores the page size: fix it (or its configured URL).`,
+          `History answered pages longer than the size asked: ${result.overlong} rows beyond it were dropped, so this backfill may be incomplete. The service ignores size: fix it, or its configured URL.`,
         ),
       })
     }

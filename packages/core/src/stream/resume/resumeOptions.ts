@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/ServiceError.js'
-import { isPlausiblePosition } from '../../utils/plausibleTime.js'
+import { PLAUSIBLE_POSITION, isPlausiblePosition } from '../../utils/plausibleTime.js'
 import { MAX_TIMEOUT_MS } from '../../utils/setLongTimeout.js'
 import type { CheckpointStore } from './CheckpointStore.js'
 import { describe } from '../../utils/address.js'
@@ -59,7 +59,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     }
   }
   const positiveInteger = (v: number) => Number.isInteger(v) && v > 0
-  check('since', (v) => isPlausiblePosition(v), `unix seconds: 0 (the start of history) or a time from 2001 to a day ahead (got milliseconds? divide by 1000)`)
+  check('since', (v) => isPlausiblePosition(v), `${PLAUSIBLE_POSITION} (got milliseconds? divide by 1000)`)
   check('maxBackfillRows', positiveInteger, 'a positive integer')
   check('maxHeldFrames', positiveInteger, 'a positive integer')
   check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
