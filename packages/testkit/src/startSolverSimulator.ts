@@ -26,6 +26,9 @@ export async function startSolverSimulator(options: SolverSimulatorOptions): Pro
   const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: MAX_BODY_BYTES })
 
   server.on('upgrade', (req, socket, head) => {
+    // Node takes its own error listener off an upgrading socket; a client that resets it (as browsers and `ws` do
+    // when they abort after a refusal) would otherwise raise an uncaught ECONNRESET in the user's test run.
+    socket.on('error', () => socket.destroy())
     const verdict = core.upgrade(req.url ?? '/', req.headers)
     if ('refuse' in verdict) {
       const text = { 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable' }[verdict.refuse]
