@@ -95,7 +95,12 @@ it.skipIf(!natsAvailable)('one round loop: a relay whose first watch delivers de
   cleanups.push(() => after.close())
   // Full rounds start an interval (a third of the TTL) apart: over any stretch, at most one more beat
   // than intervals fit. A machine that is slow makes fewer, never more; two round loops make twice as many.
-  await until(() => beats.length >= 2 && beats.at(-1)! - beats[0]! >= 3_000, 'three seconds of heartbeats')
+  // The beats are timed as the watch delivers them, and the first (written while the relay starts) may
+  // arrive later than the last did: up to a second of that is allowed (two intervals; two loops over 4 s
+  // make ~16 beats, the bound is 11). Once, under the load of the whole relay project, the exact bound
+  // failed on one late first delivery.
+  await until(() => beats.length >= 2 && beats.at(-1)! - beats[0]! >= 4_000, 'four seconds of heartbeats')
   const span = beats.at(-1)! - beats[0]!
-  expect(beats.length).toBeLessThanOrEqual(Math.floor(span / (leaseTtlMs / 3)) + 1)
+  const gaps = beats.slice(1).map((t, i) => t - beats[i]!)
+  expect(beats.length, `beats ${gaps.join(', ')} ms apart`).toBeLessThanOrEqual(Math.floor((span + 1_000) / (leaseTtlMs / 3)) + 1)
 })

@@ -1,0 +1,133 @@
+import type { KV } from '@nats-io/kv'
+import type { LeaseTable } from '../LeaseTable.js'
+import type { Membership } from '../Membership.js'
+import { nextRound } from '../nextRound.js'
+import { assignPartitions } from '../partitions.js'
+import type { RelayLogger } from '../relayLogger.js'
+import type { Coordinator } from './Coordinator.js'
+import { runBounded } from './runBounded.js'
+
+/** What the rounds are given. */
+export interface RoundDeps {
+  id: string
+  partitions: number
+  leaseTtlMs: number
+  membership: Membership
+  leases: LeaseTable
+  accountsKv: KV
+  coordinator: Coordinator
+  logger: RelayLogger
+}
+
+/**
+ * The liveness rounds, on their own timer: a full round writes the heartbeat and renews every held lease, an
+ * interval apart however long each took; an early one (a lease or a heartbeat this relay waited for ran out,
+ * or the plan changed) only plans and takes (see nextRound). Each step is an event for the coordinator; the
+ * rounds hold only their schedule.
+ *
+ * @example
+ * const rounds = new LivenessRounds(deps)
+ * rounds.start()
+ */
+export class LivenessRounds {
+  /** accounts in the bucket (all partitions), refreshed every round */
+  totalAccounts = 0
+  /** a heartbeat was written (the relay joined) */
+  joined = false
+  readonly #interval: number
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #ticking: Promise<void> | undefined
+  #soon = false
+  /** when the last full round started */
+  #lastFull = 0
+  #nextExpiry: number | undefined
+  #closed = false
+
+  constructor(private readonly deps: RoundDeps) {
+    this.#interval = Math.max(200, Math.floor(deps.leaseTtlMs / 3))
+  }
+
+  start(): void {
+    this.#runTick(true)
+  }
+
+  /** No round starts from now on; resolves when the one under way ended. */
+  async stop(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    await this.#ticking
+    clearTimeout(this.#timer)
+  }
+
+  /** Another relay left or gave a lease back: the plan looks at once (after the round under way, if any). */
+  soon(): void {
+    // Before the first round (the watches deliver a drained relay's delete markers at start) there is
+    // nothing to hurry: that round plans from everything seen, and a timer set now would run beside it.
+    if (this.#closed || this.deps.coordinator.slots.draining || this.#lastFull === 0) return
+    this.#soon = true
+    if (this.#ticking) return
+    clearTimeout(this.#timer)
+    this.#schedule()
+  }
+
+  #schedule(): void {
+    if (this.#closed) return
+    const { delay, full } = nextRound({ now: Date.now(), lastFull: this.#lastFull, interval: this.#interval, soon: this.#soon, wakeAt: this.#nextExpiry })
+    this.#soon = false
+    this.#timer = setTimeout(() => this.#runTick(full), delay)
+  }
+
+  #runTick(full: boolean): void {
+    if (full) this.#lastFull = Date.now()
+    this.#ticking = this.#round(full)
+      .catch((error: unknown) => this.deps.logger.warn({}, `round failed: ${(error as Error)?.message ?? String(error)}`))
+      .finally(() => {
+        this.#ticking = undefined
+        this.#schedule()
+      })
+  }
+
+  async #round(full: boolean): Promise<void> {
+    const { coordinator, membership, leases, id, partitions } = this.deps
+    const { slots } = coordinator
+    const started = Date.now()
+    if (full) {
+      await membership.beat()
+      this.joined = true
+    }
+    const now = Date.now()
+    await coordinator.dispatch({ type: 'fence', now })
+    if (full) await runBounded([...slots.entries()].map(([p]) => p), (partition) => coordinator.dispatch({ type: 'renew', partition }))
+    const renewed = Date.now()
+    // Every account in the bucket (its stream's count): a relay reads only its own partitions' keys.
+    this.totalAccounts = await this.deps.accountsKv
+      .status()
+      .then((status) => Math.max(0, status.values - coordinator.table.misplacedCount))
+      .catch(() => this.totalAccounts)
+    const accountsPerPartition = Math.max(1, this.totalAccounts) / partitions
+    const members = membership.live().map((m) => ({
+      id: m.id,
+      maxPartitions: m.maxAccounts >= Number.MAX_SAFE_INTEGER ? undefined : Math.max(1, Math.floor(m.maxAccounts / accountsPerPartition)),
+    }))
+    const plan = slots.draining ? undefined : assignPartitions(partitions, members, (p) => leases.ownerOf(String(p)))
+    const mine = new Set<number>()
+    if (plan) for (let p = 0; p < partitions; p++) if (plan.owners[p] === id) mine.add(p)
+    // Handovers run beside the timer (they wait for publishes and checkpoints); takes are quick KV requests.
+    const releasing = [...slots.entries()].filter(([, s]) => s.phase === 'releasing').length
+    await coordinator.dispatch({ type: 'plan', mine })
+    const toRelease = [...slots.entries()].filter(([, s]) => s.phase === 'releasing').length - releasing
+    const planned = Date.now()
+    const toTake = [...mine].filter((p) => !slots.get(p))
+    await runBounded(toTake, (partition) => coordinator.dispatch({ type: 'take', partition }))
+    const notTaken = toTake.filter((p) => !slots.holds(p)).length
+    this.deps.logger.debug({ full, beatMs: now - started, renewMs: renewed - now, planMs: planned - renewed, takeMs: Date.now() - planned, toTake: toTake.length, notTaken, toRelease }, 'round')
+    // Partitions taken together are read together, beside the timer.
+    void coordinator.dispatch({ type: 'load', now: Date.now() })
+    if (toTake.length > 0 || toRelease > 0) coordinator.opener.reconcileSoon()
+    coordinator.reportMoves()
+    // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.
+    let next = membership.nextExpiry()
+    for (const p of toTake) if (!slots.holds(p)) next = Math.min(next ?? Number.POSITIVE_INFINITY, leases.expiryOf(String(p)) ?? Number.POSITIVE_INFINITY)
+    this.#nextExpiry = next
+  }
+}
