@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { isPlausiblePosition, redactText } from '@solver-notifications/core/internal'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
 import { migrateDeployment } from './migrate.js'
+import { repairConfig } from './repairConfig.js'
 import { checkRelaySetup } from './checkRelaySetup.js'
 import type { NatsOptions } from './natsConnection.js'
 import { DEFAULT_HTTP } from './opsServer.js'
@@ -15,6 +16,7 @@ const USAGE = `usage:
   solver-relay check --config solvers.json --nats nats://host:4222         validate, connect, create the stream and buckets; exit 0
   solver-relay accounts add|remove|list [KEY…] --nats URL [--since UNIX_SECONDS]
   solver-relay migrate --nats URL [--partitions N]                           move an older deployment's accounts under their partitions (relays drained first)
+  solver-relay repair-config --nats URL [--partitions N]                     rewrite an unreadable deployment config (relays may run)
 KEY is <chainId>.<solverId>.<lowercase account>.
 relay options: --max-accounts N  --lease-ttl-ms N  --partitions N (1024; fixed per deployment)  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
   --http [HOST:PORT] (/healthz /readyz /metrics; ${DEFAULT_HTTP} without a value)  --log-format json|pretty  --log-level trace|debug|info|warn|error
@@ -112,6 +114,12 @@ async function main(): Promise<void> {
     if (positionals.length > 1) fail(`unexpected ${positionals.slice(1).join(' ')}`)
     const { moved, partitions, layout } = await migrateDeployment(nats, { partitions: positiveInt('partitions', values.partitions) })
     console.log(`migrated: ${moved} account key(s) moved under their partition; layout ${layout}, ${partitions} partitions`)
+    return
+  }
+  if (positionals[0] === 'repair-config') {
+    if (positionals.length > 1) fail(`unexpected ${positionals.slice(1).join(' ')}`)
+    const { repaired, partitions, layout, evidence } = await repairConfig(nats, { partitions: positiveInt('partitions', values.partitions) })
+    console.log(`${repaired ? 'config repaired' : 'config is readable, nothing written'}: layout ${layout}, ${partitions} partitions (from ${evidence})`)
     return
   }
   if (positionals[0] === 'accounts') {

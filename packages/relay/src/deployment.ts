@@ -47,7 +47,11 @@ export async function readDeployment(leases: KV): Promise<Deployment | undefined
   }
   const partitions = Number(value.partitions)
   if (!Number.isInteger(partitions) || partitions < 1) {
-    throw new RelayError('LAYOUT', `The deployment's config in ${LEASES_BUCKET} (key "config") is not readable; delete that key and run solver-relay migrate.`)
+    // Deleting it would let the next relay write a fresh config, perhaps with another partition count than the running relays use.
+    throw new RelayError(
+      'LAYOUT',
+      `The deployment's config in ${LEASES_BUCKET} (key "config") is not readable; run "solver-relay repair-config --nats URL": it rewrites it with the partition count the stored account keys agree with (running relays go on meanwhile). Do not delete the key.`,
+    )
   }
   return { layout: Number(value.layout ?? 1), partitions }
 }

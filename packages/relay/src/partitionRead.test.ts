@@ -2,6 +2,7 @@ import { type SolverSimulator, startSolverSimulator } from '@solver-notification
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { until } from '../test/cluster.js'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
@@ -65,13 +66,6 @@ afterEach(async () => {
 
 const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
 
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 it.skipIf(!natsAvailable)('a partition read that fails midway lets go of nothing: the accounts it did not read keep their positions in the record', async () => {
   const accounts = ['0xabc0000000000000000000000000000000000031', '0xabc0000000000000000000000000000000000032', '0xabc0000000000000000000000000000000000033'].map((a) => accountKey(1, 'beta', a))

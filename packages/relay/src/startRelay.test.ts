@@ -4,6 +4,7 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { until } from '../test/cluster.js'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
@@ -30,13 +31,6 @@ afterEach(async () => {
 
 const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
 
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 describe.skipIf(!natsAvailable)('bad input: a clear error naming what to fix, nothing half-started', () => {
   it('malformed account keys are refused and nothing is written', async () => {
