@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { createReadStream, existsSync, statSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs'
 import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join } from 'node:path'
@@ -79,5 +79,99 @@ it('the built docs site: home, a guide, an API page, and the search box finds wa
   expect(await results.count()).toBeGreaterThan(0)
   expect((await results.allTextContents()).join(' ')).toMatch(/waitFor/i)
   expect(failed).toEqual([])
+  await page.close()
+})
+
+it('no dead link: every same-origin link of the built site opens (no 404) and every #anchor is on its page', async () => {
+  const page = await browser.newPage()
+  const seen = new Set<string>()
+  const queue = ['/']
+  const anchors = new Map<string, Set<string>>()
+  const wanted: Array<{ from: string; path: string; hash: string }> = []
+  const dead: string[] = []
+  while (queue.length > 0) {
+    const path = queue.shift()!
+    if (seen.has(path)) continue
+    seen.add(path)
+    const response = await page.goto(`${base}${path}`, { waitUntil: 'domcontentloaded' })
+    if (!response || response.status() >= 400) {
+      dead.push(`${path}: ${response?.status() ?? 'no response'}`)
+      continue
+    }
+    anchors.set(path, new Set(await page.locator('[id]').evaluateAll((els) => els.map((e) => e.id))))
+    const hrefs = await page.locator('a[href]').evaluateAll((els) => els.map((e) => (e as HTMLAnchorElement).href))
+    for (const href of hrefs) {
+      const url = new URL(href)
+      if (url.origin !== base || /\.[a-z0-9]+$/i.test(url.pathname.replace(/\.html$/, ''))) continue
+      const target = url.pathname.replace(/\.html$/, '').replace(/\/index$/, '/')
+      if (url.hash.length > 1) wanted.push({ from: path, path: target, hash: decodeURIComponent(url.hash.slice(1)) })
+      if (!seen.has(target)) queue.push(target)
+    }
+  }
+  for (const { from, path, hash } of wanted) if (anchors.has(path) && !anchors.get(path)!.has(hash)) dead.push(`${from} → ${path}#${hash}: no such anchor`)
+  expect(dead).toEqual([])
+  // The guides, the package pages, the examples and the API reference were all reached.
+  for (const path of ['/guide/relay', '/packages/relay', '/packages/devtools', '/examples', '/playground', '/api/@solver-notifications/core/interfaces/NotificationsClient']) expect(seen).toContain(path)
+  expect(seen.size).toBeGreaterThan(150)
+  await page.close()
+}, 240_000)
+
+/** The pages whose screenshots CI keeps, each with the diagrams it must draw. */
+const SHOWN = [
+  { path: '/', diagrams: 0 },
+  { path: '/guide/resume', diagrams: 1 },
+  { path: '/guide/live-streams', diagrams: 1 },
+  { path: '/guide/cross-tab', diagrams: 1 },
+  { path: '/guide/relay', diagrams: 1 },
+  { path: '/architecture', diagrams: 2 },
+]
+
+it('diagrams are drawn as pictures (no mermaid source on any page), and the shown pages fit the window at 1280 and 390 px (screenshots kept)', async () => {
+  const out = join(here, 'test-output')
+  mkdirSync(out, { recursive: true })
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    for (const { path, diagrams } of SHOWN) {
+      await page.goto(`${base}${path}`)
+      await page.locator('.VPContent').waitFor()
+      if (diagrams > 0) await page.locator('div.mermaid-diagram[data-rendered="svg"] svg').nth(diagrams - 1).waitFor()
+      const drawn = await page.locator('div.mermaid-diagram').evaluateAll((els) => els.map((e) => `${(e as HTMLElement).dataset.rendered}:${e.querySelector('svg') ? 'svg' : 'none'}`))
+      expect(drawn, path).toEqual(Array.from({ length: diagrams }, () => 'svg:svg'))
+      // No source of a diagram anywhere on the page.
+      expect(await page.locator('div[class*="language-mermaid"]').count(), path).toBe(0)
+      expect(await page.locator('.vp-doc').first().textContent(), path).not.toMatch(/sequenceDiagram|flowchart (LR|TD)/)
+      if (path === '/') expect(await page.locator('.VPHero .name').first().isVisible()).toBe(true)
+      // Nothing wider than the window: no page scrolls sideways (a wide table or diagram scrolls inside itself).
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${path} at ${width} px`).toBeLessThanOrEqual(0)
+      const name = path === '/' ? 'home' : path.slice(1).replace(/\//g, '-')
+      await page.screenshot({ path: join(out, `${name}-${width}.png`), fullPage: true })
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  }
+}, 120_000)
+
+it('the playground runs the client in the page: a published lifecycle arrives live; a drop while more is published is backfilled, marked recovered', async () => {
+  const page = await browser.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(error.message))
+  await page.goto(`${base}/playground`)
+  await page.locator('.playground strong.status').filter({ hasText: 'open' }).waitFor()
+  await page.getByRole('button', { name: /Publish a quote/ }).click()
+  await page.locator('.playground .log li.live').first().waitFor()
+  const published = Number(await page.locator('.playground .published').textContent())
+  expect(published).toBeGreaterThan(0)
+  await page.locator('.playground .delivered').filter({ hasText: String(published) }).waitFor()
+  await page.getByRole('button', { name: /Drop the socket/ }).click()
+  // The gap is noticed, read from history once the socket is back, and what it missed arrives marked.
+  await page.locator('.playground .log li.backfill').first().waitFor({ timeout: 20_000 })
+  await page.locator('.playground .log li.gap', { hasText: 'backfill finished' }).first().waitFor()
+  const total = Number(await page.locator('.playground .published').textContent())
+  expect(total).toBeGreaterThan(published)
+  await page.locator('.playground .delivered').filter({ hasText: String(total) }).waitFor()
+  expect(await page.locator('.playground .log li.backfill').count()).toBe(total - published)
+  expect(errors).toEqual([])
   await page.close()
 })
