@@ -20,7 +20,8 @@ const PARTITIONED = /^p(\d+)\.(.+)$/
 
 /**
  * The key an account is stored under in the accounts bucket: its partition, a dot, its key. A relay
- * watches only the partitions it holds (`p<n>.>`), so what it does not own costs it nothing.
+ * reads only the partitions it holds (`p<n>.>`) and keeps nothing of the others' entries its watch
+ * delivers, so an account it does not own costs it no memory (one watch delivery per change).
  *
  * @example
  * storedKey('42161.beta.0xabc0000000000000000000000000000000000001', 1_024) // 'p417.42161.beta.0xabc…0001'

@@ -21,7 +21,7 @@ function wantedAccount(w: WatchedAccount, since: number, partition: number): Wan
 export type EntryVerdict =
   /** not where this layout stores an account: reported, not watched */
   | { kind: 'misplaced' }
-  /** an account of a partition this relay does not hold (an account it does not own costs it nothing) */
+  /** an account of a partition this relay does not hold (kept nowhere: an account it does not own costs it no memory) */
   | { kind: 'other' }
   | { kind: 'removed'; key: string; partition: number }
   | { kind: 'put'; key: string; partition: number }

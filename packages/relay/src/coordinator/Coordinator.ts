@@ -323,7 +323,7 @@ export class Coordinator {
     if (!this.slots.holds(partition)) this.#forget(partition)
   }
 
-  /** A partition let go: its accounts are forgotten (an account it does not own costs it nothing). */
+  /** A partition let go: its accounts are forgotten (an account it does not own costs it no memory). */
   #forget(partition: number): void {
     this.#records.delete(partition)
     this.table.forget(partition)
