@@ -56,7 +56,7 @@ async function measure(contents, { split = false } = {}) {
 
 // `budget` fails CI; `target` is where the budget is going (the frame-path issue's figures), printed
 // beside it until the bundle gets there and the budget follows.
-const LAZY_BUDGET = 5.3
+const LAZY_BUDGET = 5
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
 const budgets = [
@@ -65,9 +65,9 @@ const budgets = [
   { id: 'B6c', name: 'search only (createConfig, searchNotifications), initial', contents: use('createConfig, searchNotifications'), budget: 18, split: true },
   // What an app that imports everything downloads up front; cross-tab, quote state, waitFor and the
   // history gate are chunks its bundler keeps apart, fetched only when first used.
-  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 38.4, target: 38, split: true, listLazy: true },
+  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 38, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 47.6, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 47.4, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

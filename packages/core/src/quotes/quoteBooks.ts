@@ -144,7 +144,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
         schedule()
       },
       (cause: unknown) => {
-        error = new ServiceError('NETWORK', `The quote book could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause })
+        error = new ServiceError('NETWORK', `The quote book could not load its code (${String(cause)}): check the network.`, { cause })
         schedule()
       },
     )

@@ -190,7 +190,7 @@ function start<C extends NotificationsConfigInput>(
         ledger = new QuoteLedger(account, maxTransitions, isSameNotification)
         for (const n of early.splice(0)) if (!settled) take(n)
       },
-      (cause: unknown) => finish(() => reject(new ServiceError('NETWORK', `waitFor could not load the quote engine: ${(cause as Error)?.message ?? String(cause)}. Check the network (the chunk is fetched on first use).`, { cause }))),
+      (cause: unknown) => finish(() => reject(new ServiceError('NETWORK', `waitFor could not load its code (${String(cause)}): check the network.`, { cause }))),
     )
   })
 }

@@ -467,7 +467,7 @@ export class Connection {
     const epoch = this.#epoch
     if (!sameAgain) {
       this.#host.onError(
-        new ServiceError('UNAUTHORIZED', `${this.#shown} ${what} again with a credential changed since the last refusal; re-dialing with backoff. If it repeats, renew the credentials (auth.socketUrl, the config's headers).`),
+        new ServiceError('UNAUTHORIZED', `${this.#shown} ${what} again with a new credential; re-dialing with backoff. If it repeats, renew the credentials (auth.socketUrl, the config's headers).`),
       )
       if (this.#epoch === epoch) this.#lost(undefined, { cause: 'local', reason: `credentials refused: ${what}`, oversize: false, afterSubscribe: undefined })
       return

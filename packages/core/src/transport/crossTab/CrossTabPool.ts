@@ -8,7 +8,7 @@ import type { Listener, TransportErrorEvent, TransportStatusEvent } from '../Tra
 import type { CrossTabKit } from './CrossTabKit.js'
 import { LeaderElection, type LocksLike } from './LeaderElection.js'
 import { BEAT_MS, GONE_MS, TabPeers } from './TabPeers.js'
-import { HistoryBroker } from './HistoryBroker.js'
+import type { HistoryBroker } from './HistoryBroker.js'
 import { type TabMessage, TAB_PROTOCOL, type WireAnswer, fromWire, parseTabMessage, toWire } from './tabMessages.js'
 
 /**
@@ -118,7 +118,9 @@ export class CrossTabPool implements ListenerPool {
   /** history reads asked of the leader, by request id */
   readonly #asks = new Map<string, Ask>()
   /** this tab's reads for every tab while it leads (and its own, always) */
-  readonly #broker: HistoryBroker
+  /** the leader's shared history reads: a chunk of its own, loaded at the first read here (a tab that only follows never needs it) */
+  #broker: Promise<HistoryBroker> | undefined
+  readonly #read: HistoryReader
   private beat: ReturnType<typeof setInterval> | undefined
   #closed = false
   readonly #startedAt = Date.now()
@@ -142,7 +144,7 @@ export class CrossTabPool implements ListenerPool {
     this.#isVisible = isVisible
     this.#kit = kit
     this.timers = local.timers
-    this.#broker = new HistoryBroker(read, local.timers)
+    this.#read = read
     const lockName = `solver-notifications:${name}`
     this.channel = new BroadcastChannel(lockName)
     this.channel.onmessage = (event: MessageEvent) => this.#receive(event.data)
@@ -197,7 +199,7 @@ export class CrossTabPool implements ListenerPool {
    * ask outlives a change of leader (it goes to the next one, or is read here when this tab leads).
    */
   history(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
-    if (this.#role === 'leader' || this.#closed) return this.#broker.read(solver, account, ask)
+    if (this.#role === 'leader' || this.#closed) return this.#readHere(solver, account, ask)
     return new Promise<HistoryAnswer>((resolve, reject) => {
       if (ask.signal.aborted) {
         reject(ask.signal.reason)
@@ -244,11 +246,24 @@ export class CrossTabPool implements ListenerPool {
     this.#post({ v: 1, t: 'hq', tab: this.#id, to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
   }
 
+  /** Reads history in this tab, through the broker (whose code loads at the first read). */
+  #readHere(solver: ResolvedSolver, account: Address, ask: HistoryAsk): Promise<HistoryAnswer> {
+    const { ServiceError } = this.#kit
+    this.#broker ??= import('./HistoryBroker.js').then(
+      ({ HistoryBroker }) => new HistoryBroker(this.#read, this.timers),
+      (cause: unknown) => {
+        this.#broker = undefined
+        return Promise.reject(new ServiceError('NETWORK', `History could not be read: its code did not load (${String(cause)}); check the network.`, { cause }))
+      },
+    )
+    return this.#broker.then((broker) => broker.read(solver, account, ask))
+  }
+
   /** This tab reads what it had asked of the leader (it leads now). */
   #readAsksHere(): void {
     const asks = [...this.#asks.values()]
     this.#asks.clear()
-    for (const a of asks) this.#broker.read(a.solver, a.account, a.ask).then(a.resolve, a.reject)
+    for (const a of asks) this.#readHere(a.solver, a.account, a.ask).then(a.resolve, a.reject)
   }
 
   /** Reads history for a follower and answers it over the channel. */
@@ -262,7 +277,7 @@ export class CrossTabPool implements ListenerPool {
     }
     // The asker cannot abort a read of another tab; its answer is simply not used then.
     const reply = (answer: WireAnswer) => this.#post({ v: 1, t: 'hr', tab: this.#id, to: m.tab, rid: m.rid, answer })
-    this.#broker.read(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
+    this.#readHere(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
       (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
       (error: unknown) => {
         const e = error instanceof this.#kit.ServiceError ? error : new this.#kit.ServiceError('NETWORK', `History could not be read: ${(error as Error)?.message ?? String(error)}`)
