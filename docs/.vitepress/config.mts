@@ -5,6 +5,7 @@
 // A plain object (no import of vitepress): the package is installed in examples/docs-check, not here.
 import { posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { slug } from './slug.mjs'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 /** What the site's pages import from outside docs/ (installed in examples/docs-check, or the packages' sources). */
@@ -13,15 +14,6 @@ const alias = {
   '@solver-notifications/core': `${repo}packages/core/src/index.ts`,
   '@solver-notifications/testkit/memory': `${repo}packages/testkit/src/memory.ts`,
 }
-
-/** GitHub's heading anchors (lowercase, punctuation dropped, spaces to dashes): one anchor on GitHub and on the site. */
-const slugify = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/<[^>]+>/g, '')
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-')
 
 /** A link of the repository's markdown, as the site serves its target; undefined when the site has it as written. */
 function siteLink(href: string, page: string): string | undefined {
@@ -56,7 +48,7 @@ export default {
   rewrites: { 'README.md': 'index.md' },
   cleanUrls: true,
   markdown: {
-    anchor: { slugify },
+    anchor: { slugify: slug },
     config(md: MarkdownIt) {
       // Before VitePress's own link rule (which checks for dead links): repository paths become site paths.
       const linkOpen = md.renderer.rules.link_open!

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { slug } from '../../docs/.vitepress/slug.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, '../..')
@@ -31,15 +32,6 @@ function markdownFiles() {
   }
   return files
 }
-
-/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to dashes. */
-const slug = (heading) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/<[^>]+>/g, '')
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/ /g, '-')
 
 function anchorsOf(file) {
   const anchors = new Set()

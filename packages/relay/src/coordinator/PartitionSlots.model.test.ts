@@ -97,10 +97,13 @@ class World {
       case 'read':
         for (const item of effect.batch) op('read', item.partition, item.epoch)
         return
-      case 'stop':
-        // Its checkpoints are written only when its record was claimed (`revision` 1 marks that here).
-        op('stop', effect.partition, effect.epoch, relay.slots.get(effect.partition)?.claim === 'claimed' ? 1 : 0)
+      case 'stop': {
+        // Its checkpoints are written only when its record was claimed and its lease is not fenced (the
+        // record's flush checks `fenced` as it starts; `revision` 1 marks a write here).
+        const slot = relay.slots.get(effect.partition)
+        op('stop', effect.partition, effect.epoch, slot?.claim === 'claimed' && slot.confirmedUntil > this.now ? 1 : 0)
         return
+      }
       case 'giveBack':
         relay.exit.set(effect.partition, 'gaveBack')
         op('giveBack', effect.partition, -1, effect.revision)
@@ -314,7 +317,26 @@ describe('PartitionSlots across relays (model)', () => {
       fc.property(fc.array(command, { minLength: 1, maxLength: 150 }), slowKind, (commands, slow) => {
         expect(play(commands, slow)).toEqual([])
       }),
-      { numRuns: 3_000 },
+      {
+        numRuns: 10_000,
+        // CI's seed 1648903199 found the model writing a handover's checkpoints under a lease that had run
+        // out with no round to fence it; the relay's record does not write when fenced, and now neither does
+        // the model. Kept as a fixed first case.
+        examples: [
+          [
+            [
+              { kind: 'round', relay: 0, full: false },
+              { kind: 'advance', ms: 805 },
+              { kind: 'load', relay: 0 },
+              { kind: 'advance', ms: 1363 },
+              { kind: 'advance', ms: 832 },
+              { kind: 'drain', relay: 0 },
+              { kind: 'deliver', index: 0, fail: true, slowToo: true },
+            ],
+            'none',
+          ],
+        ],
+      },
     )
   })
 })
