@@ -3,14 +3,29 @@
 // (`../../packages/relay/README.md`, `../../examples/react`); on the site they lead to the pages that
 // hold the same text (`/packages/relay`, `/examples#react`), so no link is dead in either place.
 // A plain object (no import of vitepress): the package is installed in examples/docs-check, not here.
-import { posix } from 'node:path'
+import { copyFileSync, createReadStream } from 'node:fs'
+import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { slug } from './slug.mjs'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
-/** What the site's pages import from outside docs/ (installed in examples/docs-check, or the packages' sources). */
+/**
+ * Mermaid draws the diagrams; its self-contained script is served as `/mermaid.min.js` (copied next to the
+ * built pages; served from node_modules by the dev server) and loaded by the first page that has a diagram:
+ * bundling it through Vite cost every docs build ~13 s for a file nobody edits.
+ */
+const MERMAID = `${repo}examples/docs-check/node_modules/mermaid/dist/mermaid.min.js`
+const mermaidAsset = {
+  name: 'mermaid-asset',
+  configureServer(server: { middlewares: { use(path: string, handler: (req: unknown, res: NodeJS.WritableStream & { setHeader(k: string, v: string): void }) => void): void } }) {
+    server.middlewares.use('/mermaid.min.js', (_req, res) => {
+      res.setHeader('content-type', 'text/javascript')
+      createReadStream(MERMAID).pipe(res)
+    })
+  },
+}
+/** What the site's pages import from outside docs/ (the packages' sources). */
 const alias = {
-  mermaid: `${repo}examples/docs-check/node_modules/mermaid/dist/mermaid.esm.min.mjs`,
   '@solver-notifications/core': `${repo}packages/core/src/index.ts`,
   '@solver-notifications/testkit/memory': `${repo}packages/testkit/src/memory.ts`,
 }
@@ -73,7 +88,10 @@ export default {
       }
     },
   },
-  vite: { resolve: { alias } },
+  vite: { resolve: { alias }, plugins: [mermaidAsset] },
+  buildEnd(site: { outDir: string }) {
+    copyFileSync(MERMAID, join(site.outDir, 'mermaid.min.js'))
+  },
   themeConfig: {
     search: { provider: 'local' },
     nav: [
