@@ -149,7 +149,8 @@ it('diagrams are drawn as pictures (no mermaid source on any page), and the show
       // Nothing wider than the window: no page scrolls sideways (a wide table or diagram scrolls inside itself).
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${path} at ${width} px`).toBeLessThanOrEqual(0)
       const name = path === '/' ? 'home' : path.slice(1).replace(/\//g, '-')
-      await page.screenshot({ path: join(out, `${name}-${width}.png`), fullPage: true })
+      // The whole page at the desktop width, the first screen at the phone width.
+      await page.screenshot({ path: join(out, `${name}-${width}.png`), fullPage: width > 400 })
     }
     expect(errors).toEqual([])
     await page.close()
