@@ -223,7 +223,14 @@ export async function scaleBench(nats: Awaited<ReturnType<typeof startNats>>): P
   const takeovers = (await sum(survivors, 'solver_relay_lease_takeovers_total')) - takeoversBefore
   trace('re-owned')
   if (process.env.RELAY_SCALE_TRACE) {
+    // The reads' own lines (claim and read times) come when each read has ended, after the count is reached.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
     const killedIso = new Date(killedWall - 6_000).toISOString()
+    // When the victim's heartbeat and its leases ran out, to the millisecond (survivors look when the heartbeat does).
+    const beat = await leasesKv.get(`instances.${relays[victim]!.id}`).catch(() => undefined)
+    const beatExpiry = beat?.operation === 'PUT' ? beat.json<{ expires?: number }>().expires : undefined
+    const sorted = [...expiries].sort((a, b) => a - b)
+    console.log(`victim: heartbeat ran out ${beatExpiry === undefined ? '?' : beatExpiry - killedWall} ms after the kill; leases ${sorted[0]! - killedWall}, ${sorted[Math.floor(sorted.length / 4)]! - killedWall}, ${sorted[Math.floor(sorted.length / 2)]! - killedWall}, ${sorted.at(-1)! - killedWall} ms (first, quartile, median, last)`)
     for (const i of survivors) for (const line of relays[i]!.output.join('').split('\n')) if (/"msg":"(partitions read|took over partitions|partitions moved|round|accounts moved)/.test(line) && line.slice(line.indexOf('"time":"') + 8) >= killedIso) console.log(`${relays[i]!.id}: ${line}`)
     // The survivors' warnings, by kind (a partition given back, a read that found nothing, ...).
     const warnings = new Map<string, number>()

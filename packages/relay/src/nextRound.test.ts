@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MIN_EARLY_MS, nextRound, WAKE_SLACK_MS } from './nextRound.js'
+import { MIN_EARLY_MS, nextRound, READ_TOGETHER_MS, readNow, WAKE_SLACK_MS } from './nextRound.js'
 
 describe('nextRound', () => {
   const base = { now: 10_000, lastFull: 9_000, interval: 5_000, soon: false, wakeAt: undefined }
@@ -26,5 +26,20 @@ describe('nextRound', () => {
     expect(nextRound({ ...base, soon: true, wakeAt: 12_000 })).toEqual({ delay: 0, full: false })
     // ... unless the full round is due anyway.
     expect(nextRound({ ...base, soon: true, lastFull: 5_000 })).toEqual({ delay: 0, full: true })
+  })
+
+  it('reads a takeover in one go when the rest of its leases run out within READ_TOGETHER_MS, and puts a read off only once', () => {
+    const now = 10_000
+    // Nothing waited for, or only leases held for a long while yet: read now.
+    expect(readNow({ now, waiting: [], putOff: false })).toBe(true)
+    expect(readNow({ now, waiting: [now + 14_000, undefined], putOff: false })).toBe(true)
+    // The rest of a dead relay's leases run out in 260 ms: the next round reads both batches.
+    expect(readNow({ now, waiting: [now + 14_000, now + 260], putOff: false })).toBe(false)
+    expect(readNow({ now, waiting: [now + READ_TOGETHER_MS], putOff: false })).toBe(false)
+    expect(readNow({ now, waiting: [now + READ_TOGETHER_MS + 1], putOff: false })).toBe(true)
+    // An expiry already past (a lease some other relay took meanwhile, a round running late) is no reason to wait.
+    expect(readNow({ now, waiting: [now - 5], putOff: false })).toBe(true)
+    // The round after one that put its read off reads, whatever still waits.
+    expect(readNow({ now, waiting: [now + 100], putOff: true })).toBe(true)
   })
 })

@@ -37,3 +37,22 @@ export function nextRound(clock: RoundClock): { delay: number; full: boolean } {
   else if (clock.wakeAt !== undefined) early = Math.max(MIN_EARLY_MS, clock.wakeAt - clock.now + WAKE_SLACK_MS)
   return early < due ? { delay: early, full: false } : { delay: due, full: true }
 }
+
+/** How long the reads of partitions just taken may wait for the rest of a takeover's leases to run out. */
+export const READ_TOGETHER_MS = 500
+
+/**
+ * Whether a round reads the partitions it just took at once, or leaves them to the next round's read. A dead
+ * relay's leases run out a little apart (it renewed them a few at a time): when the rest of the takeover runs
+ * out within {@link READ_TOGETHER_MS}, the early round at that moment reads all of them in one read (at scale, one
+ * scan of the accounts bucket), where two reads would have the second one run beside the first batch's accounts
+ * opening and the next full round (1.4 s instead of 0.3 s on a loaded machine: a re-own 1.7 s after the last
+ * lease ran out). A read put off once is never put off again.
+ *
+ * @example
+ * if (readNow({ now: Date.now(), waiting: [leases.expiryOf('7')], putOff })) void coordinator.dispatch({ type: 'load', now })
+ */
+export function readNow(at: { now: number; waiting: ReadonlyArray<number | undefined>; putOff: boolean }): boolean {
+  if (at.putOff) return true
+  return !at.waiting.some((expiry) => expiry !== undefined && expiry > at.now && expiry <= at.now + READ_TOGETHER_MS)
+}

@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv'
 import type { LeaseTable } from '../LeaseTable.js'
 import type { Membership } from '../Membership.js'
-import { nextRound } from '../nextRound.js'
+import { nextRound, readNow } from '../nextRound.js'
 import { assignPartitions } from '../partitions.js'
 import type { RelayLogger } from '../relayLogger.js'
 import type { Coordinator } from './Coordinator.js'
@@ -41,6 +41,8 @@ export class LivenessRounds {
   /** when the last full round started */
   #lastFull = 0
   #nextExpiry: number | undefined
+  /** the last round left its partitions' read to this one (see readNow) */
+  #readPutOff = false
   #closed = false
 
   constructor(private readonly deps: RoundDeps) {
@@ -121,8 +123,11 @@ export class LivenessRounds {
     await runBounded(toTake, (partition) => coordinator.dispatch({ type: 'take', partition }))
     const notTaken = toTake.filter((p) => !slots.holds(p)).length
     this.deps.logger.debug({ full, beatMs: now - started, renewMs: renewed - now, planMs: planned - renewed, takeMs: Date.now() - planned, toTake: toTake.length, notTaken, toRelease }, 'round')
-    // Partitions taken together are read together, beside the timer.
-    void coordinator.dispatch({ type: 'load', now: Date.now() })
+    // Partitions taken together are read together, beside the timer; with the rest of a takeover when its leases run out in a moment.
+    const waiting = toTake.filter((p) => !slots.holds(p)).map((p) => leases.expiryOf(String(p)))
+    const putOff = this.#readPutOff
+    this.#readPutOff = !readNow({ now: Date.now(), waiting, putOff })
+    if (!this.#readPutOff) void coordinator.dispatch({ type: 'load', now: Date.now() })
     if (toTake.length > 0 || toRelease > 0) coordinator.opener.reconcileSoon()
     coordinator.reportMoves()
     // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.
