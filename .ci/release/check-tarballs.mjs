@@ -1,6 +1,6 @@
 // Checks each packed tarball's package.json as npm will see it: no workspace: protocol, no private
 // package, the released version, adapters peering on the released core, and every file that main,
-// module, types, svelte, bin and exports name present in the tarball.
+// module, types, svelte, react-native, bin and exports name present in the tarball.
 // Usage: node check-tarballs.mjs <dir with the .tgz files> <expected version> <private names, comma separated>
 import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
@@ -36,7 +36,7 @@ for (const file of tarballs) {
       if (!conditions.includes(WORKSPACE_CONDITION)) named.push(value)
     } else if (value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) walk(inner, [...conditions, key])
   }
-  for (const field of ['main', 'module', 'types', 'svelte']) if (manifest[field]) named.push(manifest[field])
+  for (const field of ['main', 'module', 'types', 'svelte', 'react-native']) if (manifest[field]) named.push(manifest[field])
   walk(manifest.bin ?? {}, [])
   walk(manifest.exports ?? {}, [])
   for (const target of new Set(named)) {

@@ -44,4 +44,9 @@ export default defineConfig([
   // Split like the ESM build: `query.cjs` requires the chunks `index.cjs` does, so a CommonJS app gets
   // one copy of core (one ServiceError class, one protocol registry), not one per entry.
   { ...shared, format: ['cjs'], dts: true, splitting: true, external: ['rxjs', 'ws', 'isomorphic-ws', 'zod'], noExternal: ['ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },
+  // React Native (the `react-native` export condition and field): Metro does not tree-shake, and every
+  // public entry of zod re-exports all of its locales and its JSON-schema code (~45 KiB gzip of an app).
+  // This build carries the zod and ky code core uses, tree-shaken by esbuild; split like the others, so
+  // `.`, `./query` and `./internal` share their chunks (one copy of core). rxjs stays the app's own.
+  { ...shared, outDir: 'dist/react-native', format: ['esm'], splitting: true, external: ['rxjs', 'ws', 'isomorphic-ws'], noExternal: ['zod', 'ky'], esbuildPlugins: [kyWithoutTextEncoderAtLoad] },
 ])
