@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
 import type { ServiceError } from '../errors/ServiceError.js'
-import type { CheckpointStore } from './resume/CheckpointStore.js'
+import { take } from 'rxjs'
+import { type CheckpointStore, memoryCheckpoints } from './resume/CheckpointStore.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 
 // A resume position that is not plausible unix seconds (milliseconds, 1e21, a clock days ahead) once
@@ -76,4 +77,57 @@ it('a checkpoint get that never settles holds live frames only until the search 
   await events.until((v) => notesOf(v).length === 3)
   expect(notesOf(events.values).map((n) => n.id)).toEqual(open.frames.map((f) => f.id))
   expect(errorsOf(events.values).map((e) => [e.code, e.message.includes('no answer within 400 ms')])).toEqual([['CHECKPOINT', true]])
+})
+
+describe.each(['enigma', 'rasa'] as const)('%s: a release in the middle of a merge', (protocol) => {
+  // 300 quotes stored 500 s back; a stream resuming from there merges them in one go. Letting go inside
+  // that merge (a `for await` past its highWaterMark, a `take(10)`) once wrote the position at the
+  // subscription's start: the next stream from the same checkpoint got none of the rows never yielded.
+  const publishPast = async () => {
+    const sim = live.sims[protocol]
+    const base = nowS() - 500
+    for (let i = 0; i < 300; i++) {
+      await sim.publish({ id: `past-${i}`, quote_id: 1000 + i, temp_quote_id: -(1000 + i), modify_time: base + i, counterparty_address: accounts[0], last_seen_action: 'InstantRFQ', action_status: 'success' }, { live: false })
+    }
+    return base
+  }
+  const rest = async (store: CheckpointStore, skipped: Set<string>) => {
+    const next = record(live.client.notifications({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { checkpoint: store } }))
+    await next.until((v) => [...skipped].every((id) => v.some((n) => n.id === id)))
+    next.subscription.unsubscribe()
+    return next.values
+  }
+
+  it('for await past highWaterMark: SLOW_CONSUMER, and the position written is not past the first row never yielded', async () => {
+    const store = memoryCheckpoints()
+    const base = await publishPast()
+    const yielded: string[] = []
+    let failure: unknown
+    try {
+      for await (const n of live.client.notifications({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { since: base, checkpoint: store }, highWaterMark: 50 })) {
+        yielded.push(n.id!)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    } catch (error) {
+      failure = error
+    }
+    expect((failure as ServiceError).code).toBe('SLOW_CONSUMER')
+    expect(yielded).toEqual(Array.from({ length: 52 }, (_, i) => `past-${i}`))
+    const key = `42161:${live.solverOf[protocol]}:${accounts[0].toLowerCase()}`
+    expect(store.get(key)).toBeLessThanOrEqual(base + 52)
+    const skipped = new Set(Array.from({ length: 248 }, (_, i) => `past-${52 + i}`))
+    const again = await rest(store, skipped)
+    expect(again.filter((n) => skipped.has(n.id!)).length).toBe(248)
+  })
+
+  it('take(10): the position written is not past the first row not taken', async () => {
+    const store = memoryCheckpoints()
+    const base = await publishPast()
+    const taken = record(live.client.notifications({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { since: base, checkpoint: store } }).pipe(take(10)))
+    await taken.complete()
+    expect(taken.values.map((n) => n.id)).toEqual(Array.from({ length: 10 }, (_, i) => `past-${i}`))
+    const skipped = new Set(Array.from({ length: 290 }, (_, i) => `past-${10 + i}`))
+    const again = await rest(store, skipped)
+    expect(again.filter((n) => skipped.has(n.id!)).length).toBe(290)
+  })
 })

@@ -12,6 +12,8 @@ export interface HoldbackHost {
   delivered(modifyTime: number): void
   readonly settings: { readonly dedupeWindow: number; readonly maxHeldFrames: number }
   readonly stats: ClientStats
+  /** the subscriber let go (possibly from inside a delivery): nothing more goes out */
+  readonly stopped: boolean
 }
 
 /**
@@ -144,17 +146,30 @@ export class Holdback {
     }
     let recovered = 0
     let stale = 0
-    for (const n of sortByTime(ready)) {
-      const verdict = this.#deliver(n)
-      if (!history.has(n)) continue
+    this.#deliverAll(ready, (n, verdict) => {
+      if (!history.has(n)) return
       if (verdict === 'new') recovered++
       else if (verdict === 'stale') stale++
-    }
+    })
     return { recovered, stale }
   }
 
-  #deliverAll(list: Notification[]): void {
-    for (const n of sortByTime(list)) this.#deliver(n)
+  /**
+   * Delivers `list` in `modify_time` order. When the subscriber lets go inside a delivery (a `take(n)`,
+   * a `for await` that stops), what is left stays held undelivered, so the position written at the end
+   * is not past it (docs/guide/resume.md, "Checkpoints").
+   */
+  #deliverAll(list: Notification[], counted?: (n: Notification, verdict: Verdict) => void): void {
+    const sorted = sortByTime(list)
+    for (let i = 0; i < sorted.length; i++) {
+      if (this.#host.stopped) {
+        ;(this.#held ??= []).push(...sorted.slice(i))
+        return
+      }
+      const n = sorted[i]!
+      const verdict = this.#deliver(n)
+      counted?.(n, verdict)
+    }
   }
 
   /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */

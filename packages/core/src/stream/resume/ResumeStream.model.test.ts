@@ -15,7 +15,8 @@ import { ResumeStream } from './ResumeStream.js'
  * socket drops and opens, history answers (as it stood when the request reached it, rows equal in time
  * across calls, some failing, some with `Retry-After`), polling runs while the socket is down (when the
  * generated options turn it on), time passes (retries, polls), and the page is reloaded or left and come
- * back to (a new stream on the same checkpoint store). The model's promise: when the dust settles
+ * back to (a new stream on the same checkpoint store), also from inside the subscriber's callback at any
+ * delivery (a `take(n)`, a `for await` that stops: mid-merge, mid-release, mid-poll). The model's promise: when the dust settles
  * (socket open, every backfill answered), every transition history holds since the first
  * subscription was delivered by some stream, none twice by the same one, unless reported (stale).
  */
@@ -31,6 +32,8 @@ type Action =
   | { kind: 'fail'; which: number; retryAfterMs: number | undefined }
   | { kind: 'reload'; away: boolean }
   | { kind: 'wait'; ms: number }
+  /** the app lets go from inside its callback at the stream's `after`-th next delivery (mid-merge, mid-release, mid-poll), and comes back */
+  | { kind: 'release'; after: number }
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('publish' as const), quote: fc.integer({ min: 1, max: 4 }), sameSecond: fc.boolean() }) },
@@ -41,6 +44,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   // away: the app lets go of the stream and comes back later (publishes happen while nobody listens)
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reload' as const), away: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('release' as const), after: fc.integer({ min: 1, max: 4 }) }) },
 )
 
 /** History polling while the socket is down: off, or on at the pace the defect reports used. */
@@ -55,23 +59,40 @@ interface Call {
   reject: (e: unknown) => void
 }
 
-async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<string | undefined> {
+async function run(actions: Action[], startsOpen: boolean, poll: Poll, past: number): Promise<string | undefined> {
   const history: Notification[] = []
   const store = memoryCheckpoints()
   const timers = new Timers()
   const stats = { ...createClientStats(), timers: 0 } as ClientStats
   let calls: Call[] = []
+  /** the time of the last publish: the machine's clock (a publish a second later moves it) */
   let clock = T
   // The first stream subscribes while its socket dials, or joins one that is open already.
   let open = startsOpen
   const deliveredBy: Array<{ ids: string[]; stale: number; truncated: boolean }> = []
   let stream: ResumeStream
+  /** a release armed from inside the subscriber's callback: at this many deliveries it lets go */
+  let releaseAt: number | undefined
+  /** the stream let go from inside its callback: a new one is made once the action is over */
+  let released = false
   const make = () => {
     const mine = { ids: [] as string[], stale: 0, truncated: false }
     deliveredBy.push(mine)
+    let closed = false
+    releaseAt = undefined
     const s = new ResumeStream(
       {
-        notification: (n) => mine.ids.push(n.id!),
+        notification: (n) => {
+          // An rxjs subscriber that unsubscribed receives nothing more.
+          if (closed) return
+          mine.ids.push(n.id!)
+          if (releaseAt !== undefined && mine.ids.length >= releaseAt) {
+            closed = true
+            released = true
+            releaseAt = undefined
+            s.dispose()
+          }
+        },
         event: (e: NotificationEvent) => {
           if (e.type === 'status' && e.backfill && e.backfill.state !== 'started') mine.stale += e.backfill.stale
           if (e.type === 'error' && e.error.code === 'BACKFILL_TRUNCATED') mine.truncated = true
@@ -89,7 +110,8 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<
       account,
       { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll },
     )
-    s.start(undefined)
+    // The first stream resumes from `resume.since` when history was published before it (`past` rows).
+    s.start(deliveredBy.length === 1 && past > 0 ? T - 600 : undefined)
     // A new page: its socket dials and opens if the network is up; the first stream may join an open one.
     if (!(open && deliveredBy.length === 1)) s.event({ type: 'status', status: 'connecting', attempt: 0 })
     if (open) s.event({ type: 'status', status: 'open', attempt: 0 })
@@ -104,12 +126,16 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<
   // History answers with every transition stored at or after `since` when the request reached it (enigma keeps them all).
   const answer = (call: Call) =>
     call.resolve({ notifications: history.slice(0, call.stored).filter((n) => n.modifyTime! >= call.request.since && !call.request.known?.(n)).map((n) => note(n.quoteId, n.modifyTime!, n.id!, 'backfill')), truncated: undefined, foreign: 0, overlong: 0 })
-  stream = make()
   let seq = 0
+  // Published before the first stream, which resumes from `since` (ten minutes back).
+  for (let k = 0; k < past; k++) history.push(note(1 + (k % 4), T - 590 + k * 10, `n${seq++}`, 'live'))
+  stream = make()
   for (const a of actions) {
     switch (a.kind) {
       case 'publish': {
-        if (!a.sameSecond) clock++
+        // The solver's clock is this machine's: a publish is stamped now (a second later unless `sameSecond`).
+        if (!a.sameSecond) vi.setSystemTime(Date.now() + 1_000)
+        clock = Math.floor(Date.now() / 1000)
         const n = note(a.quote, clock, `n${seq++}`, 'live')
         history.push(n)
         if (open) stream.notification(n)
@@ -142,16 +168,26 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<
         stream.dispose()
         if (a.away) {
           // Published while no stream listens: the next one resumes from the checkpoint.
-          for (let k = 0; k < 2; k++) history.push(note(1 + k, ++clock, `n${seq++}`, 'live'))
+          for (let k = 0; k < 2; k++) {
+            vi.setSystemTime(Date.now() + 1_000)
+            clock = Math.floor(Date.now() / 1000)
+            history.push(note(1 + k, clock, `n${seq++}`, 'live'))
+          }
         }
         stream = make()
         break
       case 'wait':
-        clock += Math.floor(a.ms / 1000)
         await vi.advanceTimersByTimeAsync(a.ms)
+        break
+      case 'release':
+        releaseAt = deliveredBy.at(-1)!.ids.length + a.after
         break
     }
     await vi.advanceTimersByTimeAsync(0)
+    if (released) {
+      released = false
+      stream = make()
+    }
   }
   // The dust settles: the socket opens and history answers everything asked, retries included.
   if (!open) {
@@ -160,6 +196,10 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll): Promise<
   }
   for (let round = 0; round < 50; round++) {
     await vi.advanceTimersByTimeAsync(2_000)
+    if (released) {
+      released = false
+      stream = make()
+    }
     calls = calls.filter((c) => !c.request.signal.aborted)
     if (calls.length === 0 && round > 2) break
     for (const call of calls.splice(0)) answer(call)
@@ -185,9 +225,9 @@ afterEach(() => vi.useRealTimers())
 
 it('resume delivers every stored transition once per stream or reports it, over random interleavings of frames, drops, polls, pages, failures, Retry-After, reloads and returns', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), starts, pollings, async (actions, startsOpen, poll) => {
+    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), starts, pollings, fc.nat(6), async (actions, startsOpen, poll, past) => {
       vi.setSystemTime(T * 1000)
-      const problem = await run(actions, startsOpen, poll)
+      const problem = await run(actions, startsOpen, poll, past)
       expect(problem).toBeUndefined()
     }),
     { numRuns: Number(process.env.RESUME_MODEL_RUNS ?? 300), seed: process.env.RESUME_MODEL_SEED ? Number(process.env.RESUME_MODEL_SEED) : undefined },

@@ -139,7 +139,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   /** Release: abort the search, clear every timer, write the checkpoint, deliver nothing more. */
   dispose(): void {
+    // Known at once, also inside a delivery: the rest of a merge or release stays undelivered and
+    // counts in the position the dispose writes (the event itself waits for the running effects).
+    this.#stopped = true
     this.#dispatch({ type: 'dispose' })
+  }
+
+  #stopped = false
+
+  /** For the holdback: the subscriber let go; nothing more goes out. */
+  get stopped(): boolean {
+    return this.#stopped
   }
 
   /** The subscription ended: disposed and out of the pool (rxjs calls this; no teardown closure per stream). */
