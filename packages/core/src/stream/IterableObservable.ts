@@ -52,14 +52,33 @@ export function withHighWaterMark<T>(stream: StreamObservable<T>, highWaterMark:
  */
 function lazyIterator<T>(source: Observable<T>, highWaterMark: number): AsyncIterator<T> {
   let inner: Promise<AsyncIterator<T>> | undefined
+  /** return() or throw() came before the first next(): done for good, nothing is loaded or subscribed */
+  let finished = false
+  /** the chunk failed to load and one next() was told: later calls are done */
+  let failureTold = false
   const load = () =>
     (inner ??= import('./iterate.js').then(
       ({ iterate }) => iterate(source, highWaterMark, ServiceError),
       (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `for await could not load its code (${String(cause)}): check the network.`, { cause })),
     ))
+  const failedLoad = (error: unknown): Promise<IteratorResult<T>> => {
+    if (failureTold) return Promise.resolve(DONE)
+    failureTold = true
+    return Promise.reject(error)
+  }
   return {
-    next: () => load().then((it) => it.next()),
-    return: () => (inner ? inner.then((it) => it.return!()) : Promise.resolve({ value: undefined, done: true })),
-    throw: (error?: unknown) => (inner ? inner.then((it) => it.throw!(error)) : Promise.reject(error)),
+    next: () => (finished ? Promise.resolve(DONE) : load().then((it) => it.next(), failedLoad)),
+    return: () => {
+      if (inner) return inner.then((it) => it.return!(), () => DONE)
+      finished = true
+      return Promise.resolve(DONE)
+    },
+    throw: (error?: unknown) => {
+      if (inner) return inner.then((it) => it.throw!(error), () => Promise.reject(error))
+      finished = true
+      return Promise.reject(error)
+    },
   }
 }
+
+const DONE: IteratorResult<never> = Object.freeze({ value: undefined, done: true }) as IteratorResult<never>

@@ -83,3 +83,11 @@ it('highWaterMark must be a positive integer, checked at the call', () => {
   expect(() => live.client.notifications({ account: A }, { highWaterMark: 0 })).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
   expect(() => live.client.quotes({ account: A }, { highWaterMark: 1.5 })).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
 })
+
+it.each(['alpha', 'beta'] as const)('solver %s: return() before the first next() ends the iterator: a later next() is done, no subscription, no socket, no timer', async (solverId) => {
+  const iterator = live.client.events({ account: A, solverId }, { resume: true })[Symbol.asyncIterator]()
+  expect(await iterator.return!()).toEqual({ value: undefined, done: true })
+  expect(await iterator.next()).toEqual({ value: undefined, done: true })
+  const stats = live.client.stats()
+  expect([stats.subscriptions, stats.sockets, stats.timers]).toEqual([0, 0, 0])
+})

@@ -7,28 +7,18 @@ type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error:
  * The async iterator of a stream (a lazy chunk: `ServiceError` is handed over, see
  * docs/architecture.md, "Lazy chunks"). It subscribes at the first `next()`; a consumer slower than
  * the stream is buffered up to `highWaterMark` items, past which the subscription is released: the
- * loop still gets every item received until then, in order, and then `SLOW_CONSUMER` is thrown.
+ * loop still gets every item received until then, in order, and then `SLOW_CONSUMER` is thrown (once:
+ * the iterator is done after it). Concurrent `next()` calls are answered in call order.
  */
 export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure: typeof ServiceError): AsyncIterator<T> {
   const buffer: T[] = []
   let head = 0
   let ended = false
+  /** the error to throw once the buffer is drained (thrown once: after it the iterator is done) */
   let failure: unknown
-  let waiter: Waiter<T> | undefined
+  /** next() calls waiting, in call order (concurrent next() calls each get their own item) */
+  const waiters: Array<Waiter<T>> = []
   let subscription: Subscription | undefined
-  let stopWhenSubscribed = false
-  const stop = () => {
-    if (subscription) subscription.unsubscribe()
-    else stopWhenSubscribed = true
-  }
-  const wake = () => {
-    const w = waiter
-    if (!w) return
-    waiter = undefined
-    if (head < buffer.length) w.resolve({ value: take(), done: false })
-    else if (failure !== undefined) w.reject(failure)
-    else w.resolve({ value: undefined, done: true })
-  }
   const take = (): T => {
     const value = buffer[head]!
     buffer[head++] = undefined as T
@@ -39,27 +29,35 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
     }
     return value
   }
+  /** What the next next() gets, once the stream ended: the buffer, then the error once, then done. */
+  const settle = (w: Waiter<T>) => {
+    if (head < buffer.length) w.resolve({ value: take(), done: false })
+    else if (failure !== undefined) {
+      const error = failure
+      failure = undefined
+      w.reject(error)
+    } else w.resolve({ value: undefined, done: true })
+  }
   const finish = (error?: unknown) => {
     if (ended) return
     ended = true
     failure = error
-    wake()
+    for (const w of waiters.splice(0)) settle(w)
   }
   const leave = () => {
-    stop()
+    subscription?.unsubscribe()
     buffer.length = 0
     head = 0
     ended = true
     failure = undefined
-    wake()
+    for (const w of waiters.splice(0)) w.resolve({ value: undefined, done: true })
   }
   const start = () => {
     subscription = source.subscribe({
       next(value) {
         if (ended) return
-        if (waiter) {
-          const w = waiter
-          waiter = undefined
+        const w = waiters.shift()
+        if (w) {
           w.resolve({ value, done: false })
           return
         }
@@ -67,7 +65,7 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
         if (buffer.length - head > highWaterMark) {
           // The stream is released so nothing more piles up; what was received is still yielded, in
           // order, and only then the error is thrown (nothing is discarded).
-          stop()
+          subscription?.unsubscribe()
           finish(
             new Failure(
               'SLOW_CONSUMER',
@@ -79,19 +77,17 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
       error: (error: unknown) => finish(error),
       complete: () => finish(),
     })
-    if (stopWhenSubscribed) subscription.unsubscribe()
+    // Ended while subscribing (a synchronous complete, or the mark crossed at once): nothing stays subscribed.
+    if (ended) subscription.unsubscribe()
   }
   return {
     next() {
       if (!subscription && !ended) start()
-      if (head < buffer.length) return Promise.resolve({ value: take(), done: false })
-      if (ended) {
-        const error = failure
-        failure = undefined
-        return error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(error)
+      if (head < buffer.length || ended) {
+        return new Promise<IteratorResult<T>>((resolve, reject) => settle({ resolve, reject }))
       }
       return new Promise<IteratorResult<T>>((resolve, reject) => {
-        waiter = { resolve, reject }
+        waiters.push({ resolve, reject })
       })
     },
     // Leaving the loop (`break`, `return`, a throw) releases the subscription like unsubscribe().
