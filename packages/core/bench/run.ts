@@ -4,6 +4,7 @@ import { runB3, runB4 } from './b3b4-hub.js'
 import { runB5 } from './b5-fanout.js'
 import { runB7 } from './b7-search.js'
 import { runDedupe } from './dedupe-memory.js'
+import { runGate } from './gate.js'
 import { runPHub } from './p-hub.js'
 import { runPoll } from './poll.js'
 import { runQuotes } from './quotes.js'
@@ -22,6 +23,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   P: runPHub,
   RESUME: runResume,
   POLL: runPoll,
+  GATE: runGate,
   DEDUPE: runDedupe,
   QUOTES: runQuotes,
   SCALE: runScale,

@@ -1,6 +1,9 @@
+import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
+
 /**
  * setTimeout/clearTimeout that keep count of what is pending, so tests (and `stats()`) can prove
- * that nothing outlives a release. Goes through the globals so fake timers work in unit tests.
+ * that nothing outlives a release. Goes through the globals so fake timers work in unit tests. A
+ * delay past 2^31−1 ms is clamped to it (a longer one fires after 1 ms: a timer loop).
  */
 export class Timers {
   readonly #live = new Set<ReturnType<typeof setTimeout>>()
@@ -9,7 +12,7 @@ export class Timers {
     const handle = setTimeout(() => {
       this.#live.delete(handle)
       fn()
-    }, ms)
+    }, ms > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS : ms)
     this.#live.add(handle)
     return handle
   }

@@ -19,6 +19,11 @@ function pollRate() {
 }
 afterEach(() => vi.useRealTimers())
 
+/** How long a request may wait in these tests unless a test says otherwise: longer than any of them runs. */
+const WAIT = 60_000
+/** The error of a request that could not start in time, as resumeFeature makes it. */
+const late = (waitedMs: number, retryAfterMs: number | undefined) => Object.assign(new Error(`late after ${waitedMs} ms`), { code: 'TIMEOUT', retryAfterMs })
+
 /** A task that records when it started and settles when told. */
 function tasks() {
   const started: Array<{ name: string; at: number }> = []
@@ -33,10 +38,10 @@ function tasks() {
 
 it('keeps at most `concurrency` requests in flight; the rest start in order as slots free', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(2, timers, pollRate())
+  const gate = new HistoryGate(2, timers, pollRate(), late)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
-  const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false))
+  const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false, WAIT))
   await vi.advanceTimersByTimeAsync(0)
   expect(started.map((s) => s.name)).toEqual(['a', 'b'])
   settle.get('b')!.ok()
@@ -52,13 +57,13 @@ it('keeps at most `concurrency` requests in flight; the rest start in order as s
 
 it('spreads polls over the interval of the streams polling (with a tenth of headroom); a reconnect backfill is not spaced', async () => {
   const pollers = pollRate()
-  const gate = new HistoryGate(100, new Timers(), pollers)
+  const gate = new HistoryGate(100, new Timers(), pollers, late)
   const streams = Array.from({ length: 10 }, () => ({}))
   for (const s of streams) pollers.polling(s, 1_000)
   const { started, make } = tasks()
   const signal = new AbortController().signal
-  for (let i = 0; i < 10; i++) void gate.run(make(`poll-${i}`), signal, true)
-  void gate.run(make('reconnect'), signal, false)
+  for (let i = 0; i < 10; i++) void gate.run(make(`poll-${i}`), signal, true, WAIT)
+  void gate.run(make('reconnect'), signal, false, WAIT)
   await vi.advanceTimersByTimeAsync(0)
   // 10 streams every 1,000 ms: a poll every 110 ms at most; the reconnect backfill goes at once.
   expect(started.map((s) => s.name)).toEqual(['poll-0', 'reconnect'])
@@ -69,21 +74,21 @@ it('spreads polls over the interval of the streams polling (with a tenth of head
   // Streams that stop polling widen nothing any more: with none left, polls are not spaced.
   for (const s of streams) pollers.polling(s, undefined)
   expect(pollers.rate).toBe(0)
-  void gate.run(make('late-1'), signal, true)
-  void gate.run(make('late-2'), signal, true)
+  void gate.run(make('late-1'), signal, true, WAIT)
+  void gate.run(make('late-2'), signal, true, WAIT)
   await vi.advanceTimersByTimeAsync(200)
   expect(started.slice(-2).map((s) => s.name)).toEqual(['late-1', 'late-2'])
 })
 
 it('a Retry-After holds every request of the endpoint until it has passed', async () => {
-  const gate = new HistoryGate(4, new Timers(), pollRate())
+  const gate = new HistoryGate(4, new Timers(), pollRate(), late)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
-  const first = gate.run(make('throttled'), signal, false)
+  const first = gate.run(make('throttled'), signal, false, WAIT)
   await vi.advanceTimersByTimeAsync(0)
   settle.get('throttled')!.fail(Object.assign(new Error('429'), { retryAfterMs: 3_000 }))
   await expect(first).rejects.toThrow('429')
-  void gate.run(make('next'), signal, false)
+  void gate.run(make('next'), signal, false, WAIT)
   await vi.advanceTimersByTimeAsync(2_999)
   expect(started.map((s) => s.name)).toEqual(['throttled'])
   await vi.advanceTimersByTimeAsync(1)
@@ -94,12 +99,12 @@ it('an abort takes a waiting request out of the queue (rejected with the reason)
   const timers = new Timers()
   const pollers = pollRate()
   pollers.polling({}, 10_000)
-  const gate = new HistoryGate(1, timers, pollers)
+  const gate = new HistoryGate(1, timers, pollers, late)
   const { started, make } = tasks()
   const busy = new AbortController()
-  void gate.run(make('first-poll'), busy.signal, true)
+  void gate.run(make('first-poll'), busy.signal, true, WAIT)
   const waiting = new AbortController()
-  const second = gate.run(make('second-poll'), waiting.signal, true)
+  const second = gate.run(make('second-poll'), waiting.signal, true, WAIT)
   waiting.abort(new Error('released'))
   await expect(second).rejects.toThrow('released')
   expect(gate.queued).toBe(0)
@@ -111,4 +116,78 @@ it('search.concurrency must be a positive integer', () => {
   expect(resolveHistoryConcurrency(undefined)).toBe(6)
   expect(resolveHistoryConcurrency(64)).toBe(64)
   for (const bad of [0, 1.5, -1, '4', Object.create(null)]) expect(() => resolveHistoryConcurrency(bad)).toThrowError(expect.objectContaining({ code: 'INVALID_PARAMETERS' }))
+})
+
+it('a request that has not started within its wait fails then (TIMEOUT), not before; the others keep their place', async () => {
+  const timers = new Timers()
+  const gate = new HistoryGate(1, timers, pollRate(), late)
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  void gate.run(make('busy'), signal, false, WAIT)
+  const failedAt: number[] = []
+  const waiting = gate.run(make('waits'), signal, false, 1_000).catch((e: { code: string; retryAfterMs?: number }) => {
+    failedAt.push(Date.now())
+    return e
+  })
+  await vi.advanceTimersByTimeAsync(999)
+  expect(failedAt).toEqual([])
+  await vi.advanceTimersByTimeAsync(2)
+  expect(failedAt).toHaveLength(1)
+  expect(failedAt[0]).toBeGreaterThanOrEqual(1_001_000)
+  expect(failedAt[0]).toBeLessThanOrEqual(1_001_001)
+  expect(await waiting).toMatchObject({ code: 'TIMEOUT', retryAfterMs: undefined, message: expect.stringMatching(/^late after 100[01] ms$/) })
+  expect(gate.queued).toBe(0)
+  settle.get('busy')!.ok()
+  await vi.advanceTimersByTimeAsync(0)
+  expect(started.map((s) => s.name)).toEqual(['busy'])
+  expect(timers.pending).toBe(0)
+})
+
+it('a Retry-After longer than the wait fails every waiting request at once, with what is left of it; a request asked meanwhile too', async () => {
+  const gate = new HistoryGate(1, new Timers(), pollRate(), late)
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  const first = gate.run(make('throttled'), signal, false, 1_000)
+  const queued = ['q1', 'q2', 'q3'].map((n) => gate.run(make(n), signal, false, 1_000).catch((e: unknown) => e))
+  await vi.advanceTimersByTimeAsync(100)
+  settle.get('throttled')!.fail(Object.assign(new Error('429'), { retryAfterMs: 20_000 }))
+  await expect(first).rejects.toThrow('429')
+  await vi.advanceTimersByTimeAsync(0)
+  // Failed at once (100 ms after asking), each with the Retry-After still to run.
+  for (const e of await Promise.all(queued)) expect(e).toMatchObject({ code: 'TIMEOUT', retryAfterMs: 20_000, message: 'late after 100 ms' })
+  const later = await gate.run(make('later'), signal, false, 1_000).catch((e: unknown) => e)
+  expect(later).toMatchObject({ code: 'TIMEOUT', retryAfterMs: 20_000 })
+  expect(started.map((s) => s.name)).toEqual(['throttled'])
+  // A wait longer than the Retry-After is held, then runs.
+  const patient = gate.run(make('patient'), signal, false, 30_000)
+  await vi.advanceTimersByTimeAsync(20_000)
+  expect(started.map((s) => s.name)).toEqual(['throttled', 'patient'])
+  settle.get('patient')!.ok()
+  expect(await patient).toBe('patient')
+})
+
+it('a Retry-After of 9,999,999 s is capped at an hour: no timer past 2^31-1 ms, no timer loop', async () => {
+  const delays: number[] = []
+  const timers = new Timers()
+  const set = timers.set.bind(timers)
+  timers.set = (fn, ms) => {
+    delays.push(ms)
+    return set(fn, ms)
+  }
+  const gate = new HistoryGate(1, timers, pollRate(), late)
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  const first = gate.run(make('throttled'), signal, false, WAIT)
+  await vi.advanceTimersByTimeAsync(0)
+  settle.get('throttled')!.fail(Object.assign(new Error('429'), { retryAfterMs: 9_999_999_000 }))
+  await expect(first).rejects.toThrow('429')
+  const patient = gate.run(make('patient'), signal, false, 2 * 3_600_000)
+  await vi.advanceTimersByTimeAsync(10_000)
+  // One wake for the hour, none in a loop.
+  expect(delays.length).toBeLessThanOrEqual(2)
+  for (const ms of delays) expect(ms).toBeLessThanOrEqual(3_600_000)
+  await vi.advanceTimersByTimeAsync(3_600_000)
+  expect(started.map((s) => s.name)).toEqual(['throttled', 'patient'])
+  settle.get('patient')!.ok()
+  await patient
 })

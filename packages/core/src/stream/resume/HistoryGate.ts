@@ -1,4 +1,5 @@
 import type { Timers } from '../../transport/Timers.js'
+import { capDelay } from '../../utils/capDelay.js'
 
 /**
  * Polls of one endpoint start this much further apart than their streams' intervals would ask: a tenth
@@ -10,6 +11,10 @@ const POLL_HEADROOM = 1.1
 interface Waiter {
   task: () => Promise<unknown>
   poll: boolean
+  /** ms since epoch when it asked */
+  asked: number
+  /** ms since epoch by which it must have started, else it fails as an attempt does */
+  deadline: number
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
   signal: AbortSignal
@@ -24,7 +29,12 @@ interface Waiter {
  *   open 500 requests at once;
  * - polls spread evenly: they start at least `interval / streams polling` apart (with headroom), so
  *   streams that went down together never poll in lockstep; a reconnect backfill is not spaced;
- * - a `Retry-After` holds the whole endpoint: nothing starts before it has passed.
+ * - a `Retry-After` holds the whole endpoint: nothing starts before it has passed;
+ * - no wait without a deadline: a request that has not started within its wait (`search.timeoutMs`,
+ *   plus the poll interval for a poll) fails as an attempt does, and one whose wait ends before the
+ *   endpoint's `Retry-After` fails at once; the error carries what is left of the `Retry-After`, so the
+ *   stream's retry honours it. Live frames a backfill holds are released at that deadline at the latest:
+ *   one stream's trouble delays the others by at most one attempt's deadline, never by a `Retry-After`.
  *
  * An app's own `search` calls do not wait here. Loaded on a resume stream's first history request (a
  * lazy chunk: an app without resume never downloads it).
@@ -40,21 +50,31 @@ export class HistoryGate {
   readonly #timers: Timers
   /** polls per millisecond the endpoint's streams polling now ask for (kept by the client: streams start polling before this code loads) */
   readonly #pollers: { readonly rate: number }
+  /** the error of a request that could not start in time (`retryAfterMs`: what is left of the endpoint's Retry-After) */
+  readonly #late: (waitedMs: number, retryAfterMs: number | undefined) => Error
 
   constructor(
     readonly concurrency: number,
     timers: Timers,
-    pollers: { readonly rate: number }) {
+    pollers: { readonly rate: number },
+    late: (waitedMs: number, retryAfterMs: number | undefined) => Error) {
     this.#timers = timers
     this.#pollers = pollers
+    this.#late = late
   }
 
-  /** Runs `task` when the gate lets it (see the class); an abort takes it out of the queue. */
-  run<T>(task: () => Promise<T>, signal: AbortSignal, poll: boolean): Promise<T> {
+  /**
+   * Runs `task` when the gate lets it (see the class); an abort takes it out of the queue. `waitMs`:
+   * how long it may wait to start before it fails (see the class).
+   */
+  run<T>(task: () => Promise<T>, signal: AbortSignal, poll: boolean, waitMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      const asked = Date.now()
       const waiter: Waiter = {
         task,
         poll,
+        asked,
+        deadline: asked + capDelay(waitMs),
         resolve: resolve as (value: unknown) => void,
         reject,
         signal,
@@ -83,6 +103,7 @@ export class HistoryGate {
 
   #pump(): void {
     this.#wake = this.#timers.clear(this.#wake)
+    this.#expire(Date.now())
     while (this.#active < this.concurrency && this.#waiting.length > 0) {
       const now = Date.now()
       const at = now < this.#notBefore ? -1 : this.#waiting.findIndex((w) => !w.poll || now >= this.#nextPoll)
@@ -99,11 +120,13 @@ export class HistoryGate {
         (value) => this.#done(() => w.resolve(value)),
         (error: unknown) => {
           const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + retryAfterMs)
+          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + capDelay(retryAfterMs))
           this.#done(() => w.reject(error))
         },
       )
     }
+    // Every slot busy: the waiting requests still have their deadlines.
+    if (this.#waiting.length > 0 && this.#wake === undefined) this.#sleep(Number.POSITIVE_INFINITY)
   }
 
   #done(settle: () => void): void {
@@ -112,10 +135,26 @@ export class HistoryGate {
     this.#pump()
   }
 
+  /** Fails what waited past its deadline, and what would: its deadline comes before the endpoint may be asked again. */
+  #expire(now: number): void {
+    const notBefore = this.#notBefore
+    for (let i = 0; i < this.#waiting.length; i++) {
+      const w = this.#waiting[i]!
+      if (w.deadline >= now && w.deadline >= notBefore) continue
+      this.#waiting.splice(i--, 1)
+      w.signal.removeEventListener('abort', w.onAbort)
+      w.reject(this.#late(now - w.asked, notBefore > now ? notBefore - now : undefined))
+    }
+  }
+
+  /** Sleeps until something may start, or until the next deadline of a waiting request. */
   #sleep(ms: number): void {
+    let wake = ms
+    const now = Date.now()
+    for (const w of this.#waiting) wake = Math.min(wake, w.deadline - now)
     this.#wake = this.#timers.set(() => {
       this.#wake = undefined
       this.#pump()
-    }, Math.max(1, ms))
+    }, Math.max(1, wake))
   }
 }

@@ -12,7 +12,7 @@ import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
 import { CheckpointWriter } from './CheckpointWriter.js'
 import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
-import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, positionOf, reduceResume } from './resumeReducer.js'
+import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
 
 export type { ResumeSettings } from './resumeOptions.js'
 export type { ResumePhase } from './resumeReducer.js'
@@ -186,8 +186,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const was = this.#state
     const { state, effects } = reduceResume(was, event)
     this.#state = state
-    // Polls of the endpoint are spread over the streams polling (a disposed stream polls no more).
-    if (state.polling !== was.polling) this.#ctx.polling?.(this, state.polling ? this.settings.poll?.intervalMs : undefined)
+    // Polls of the endpoint are spread over the streams about to poll or polling, at their pace (a
+    // disposed stream polls no more).
+    if (state.polling !== was.polling || (state.armed ^ was.armed) !== 0 || state.phase !== was.phase) this.#ctx.polling?.(this, pollInterval(state, this.#isUnsettled()))
     for (const effect of effects) this.#run(effect, event)
   }
 
@@ -384,10 +385,13 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   emit(n: Notification): void {
     if (this.settings.poll) {
       // A quote mid-transition (seen, or an outcome not known yet) makes polling faster until it settles.
+      const was = this.#isUnsettled()
       if (n.type === 'seen' || n.type === 'unknown') {
         const unsettled = ((this.#work ??= {}).unsettled ??= new Set())
         if (unsettled.size < 256) unsettled.add(n.quoteId)
       } else if (this.#work?.unsettled?.delete(n.quoteId)) this.#idle()
+      // A quote mid-transition polls faster: the endpoint's spacing follows.
+      if (was !== this.#isUnsettled()) this.#ctx.polling?.(this, pollInterval(this.#state, !was))
     }
     const recent = this.#looked?.recent
     if (recent) {

@@ -1,4 +1,5 @@
 import type { ResolvedSolver } from '../../config/types.js'
+import { ServiceError } from '../../errors/ServiceError.js'
 import type { createBackfill } from '../../search/backfill.js'
 import type { SearchHttpOptions } from '../../search/postJson.js'
 import { searchUnavailable } from '../../search/searchUnavailable.js'
@@ -28,6 +29,7 @@ export function createResumeFeature(
   timersOf: () => Timers,
 ): ResumeFeature & { read: HistoryReader } {
   const concurrency = resolveHistoryConcurrency(http.concurrency)
+  const timeoutMs = http.timeoutMs ?? 10_000
   const contexts = new Map<ResolvedSolver, ResumeContext>()
   /** per solver: its streams polling now with their intervals, the polls per ms they ask for, its gate once loaded */
   const gates = new Map<ResolvedSolver, { polling: Map<object, number>; rate: number; gate?: HistoryGate }>()
@@ -41,8 +43,16 @@ export function createResumeFeature(
   const read: HistoryReader = async (solver, account, ask) => {
     const g = gateOf(solver)
     const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
-    g.gate ??= new HistoryGate(concurrency, timersOf(), g)
-    return g.gate.run(() => backfill(solver, account)(ask), ask.signal, ask.poll !== undefined)
+    g.gate ??= new HistoryGate(concurrency, timersOf(), g, (waitedMs, retryAfterMs) =>
+      Object.assign(
+        new ServiceError(
+          'TIMEOUT',
+          `History of ${solver.chainId}/${solver.solverId} did not start within ${waitedMs} ms: its requests are queued (search.concurrency ${concurrency} in flight${retryAfterMs === undefined ? '' : `, the service asked for ${Math.ceil(retryAfterMs / 1000)} s of Retry-After`}). Live frames were released; the gap is retried later. Raise search.concurrency or search.timeoutMs if history is slow but healthy.`,
+        ),
+        { retryAfterMs },
+      ))
+    // A backfill may wait for the gate one attempt's deadline; a poll that plus its interval (polls are spread).
+    return g.gate.run(() => backfill(solver, account)(ask), ask.signal, ask.poll !== undefined, timeoutMs + (ask.poll ?? 0))
   }
   const contextOf = (solver: ResolvedSolver, { pool, transport, stats, clientClosed }: Parameters<ResumeFeature['observe']>[0]): ResumeContext => {
     let ctx = contexts.get(solver)

@@ -131,6 +131,21 @@ export type ResumeEffect =
 /** Poll interval while one of the stream's quotes is mid-transition (`resume.poll`). */
 const UNSETTLED_POLL_MS = 1_500
 
+/**
+ * How often a stream polls now, or undefined when it does not poll (its socket is open, or polling is
+ * off): what the endpoint's gate spaces polls by. A stream counts from the moment its first poll is
+ * armed (not from its first poll: the first of a burst of streams going down together would otherwise
+ * see only itself), at the pace of a quote mid-transition when it has one.
+ *
+ * @example
+ * ctx.polling(stream, pollInterval(state, unsettled))
+ */
+export function pollInterval(s: ResumeState, unsettled: boolean): number | undefined {
+  const poll = s.config.poll
+  if (!poll || s.phase === 'disposed' || !(s.polling || isArmed(s, 'poll'))) return undefined
+  return unsettled ? Math.min(UNSETTLED_POLL_MS, poll.intervalMs) : poll.intervalMs
+}
+
 /** The status a stream assumes until its first status event: shared, every stream starts there. */
 const CONNECTING: TransportStatusEvent = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 })
 
