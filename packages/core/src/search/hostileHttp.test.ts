@@ -201,3 +201,59 @@ describe('path and paging parameters are safe integers', () => {
     expect(hits).toHaveLength(0)
   })
 })
+
+describe('secrets in answers and callbacks are never printed', () => {
+  const SECRETS = ['tok-SeCrEt-1', 'apikey-SeCrEt-2', 'sess-SeCrEt-3', 'bearer-SeCrEt-4']
+  const leaks = (text: string) => SECRETS.filter((s) => text.includes(s))
+  /** Everything an app may print of an error: its JSON, its inspection, its message, its cause. */
+  const printed = async (error: unknown) => {
+    const { inspect } = await import('node:util')
+    return [JSON.stringify(error), inspect(error, { depth: 10 }), String(error), JSON.stringify((error as { body?: unknown }).body)].join('\n')
+  }
+
+  it('a failing answer echoing credentials (secret-named keys at any depth) reaches ServiceRequestError.body redacted', async () => {
+    const echoed = { error: 'unauthorized', token: SECRETS[0], request: { headers: { 'x-api-key': SECRETS[1], cookie: `session=${SECRETS[2]}` }, note: `Authorization: Bearer ${SECRETS[3]}` } }
+    const { url } = await serve((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(echoed)))
+    const error = await rejection(search(url))
+    expect(error.code).toBe('UNAUTHORIZED')
+    expect(leaks(await printed(error))).toEqual([])
+    // What is not secret stays readable.
+    expect(error.body).toMatchObject({ error: 'unauthorized', token: '***', request: { headers: { 'x-api-key': '***', cookie: '***' } } })
+  })
+
+  it('a failing answer that is text (not JSON) is redacted like any text: "key": "value" pairs and Bearer credentials', async () => {
+    const text = `upstream said {"token": "${SECRETS[0]}", "api_key":"${SECRETS[1]}"} with Authorization: Bearer ${SECRETS[3]} and Basic ${SECRETS[2]}`
+    const { url } = await serve((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end(text.slice(0, -1)))
+    const error = await rejection(search(url))
+    expect(error.code).toBe('HTTP_STATUS')
+    expect(leaks(await printed(error))).toEqual([])
+    expect(String(error.body)).toContain('upstream said')
+  })
+
+  it('an auth.headers value with a line break is refused (AUTH) without echoing it, and nothing is sent', async () => {
+    const { url, hits } = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(emptyPage))
+    const error = await rejection(search(url, { auth: { headers: () => ({ authorization: `Bearer ${SECRETS[3]}\r\nx-injected: 1` }) } }))
+    expect(error.code).toBe('AUTH')
+    expect(error.message).toContain('authorization')
+    expect(error.message).toMatch(/line break/)
+    expect(leaks(await printed(error))).toEqual([])
+    expect(hits).toHaveLength(0)
+  })
+
+  it("an auth callback's error naming a Bearer token reaches the AUTH message redacted", async () => {
+    const { url, hits } = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(emptyPage))
+    const error = await rejection(
+      search(url, {
+        auth: {
+          headers: () => {
+            throw new Error(`token refresh failed: Bearer ${SECRETS[3]} is expired`)
+          },
+        },
+      }),
+    )
+    expect(error.code).toBe('AUTH')
+    expect(error.message).toContain('token refresh failed: Bearer *** is expired')
+    expect(leaks(await printed(error))).toEqual([])
+    expect(hits).toHaveLength(0)
+  })
+})

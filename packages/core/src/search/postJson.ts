@@ -1,7 +1,8 @@
 import ky, { HTTPError, TimeoutError } from 'ky'
 import { isServiceError } from '../errors/ServiceError.js'
 import { ServiceRequestError } from '../errors/ServiceRequestError.js'
-import { redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
+import { HEADER_NAME, HEADER_VALUE } from '../config/auth.js'
+import { redactBody, redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
 import { exceedsJsonDepth } from './exceedsJsonDepth.js'
 import type { AuthOptions } from '../config/auth.js'
 import { parseRetryAfter } from './parseRetryAfter.js'
@@ -61,8 +62,9 @@ export async function postJson(
   const method = 'POST'
   // The URL may carry a token in its query: every message and the error's `url` show it redacted.
   const shown = redactUrl(url)
+  // Bodies echo what the service was sent (credentials among it): kept redacted.
   const fail = (code: Code, message: string, extra: Details = {}) =>
-    new ServiceRequestError(code, message, { method, url: shown, ...extra, cause: redactCause(extra.cause) })
+    new ServiceRequestError(code, message, { method, url: shown, ...extra, body: redactBody(extra.body), cause: redactCause(extra.cause) })
   const signal = options.signal
   if (signal?.aborted) throw fail('ABORTED', `Search aborted before it was sent (${shown}).`, { cause: signal.reason })
   const json = JSON.stringify(body)
@@ -84,7 +86,14 @@ export async function postJson(
     } finally {
       headersPending = false
     }
-    return extra ? { ...base, ...extra } : base
+    if (!extra) return base
+    // Refused here as config headers are at createConfig: a line break would split the request, and
+    // fetch's own refusal quotes the value (a credential) in its message.
+    for (const [name, value] of Object.entries(extra)) {
+      const problem = !HEADER_NAME.test(name) ? 'a name that is not an HTTP token' : typeof value !== 'string' ? `a ${typeof value} value (headers are strings)` : HEADER_VALUE.test(value) ? undefined : 'a line break (or NUL) in its value'
+      if (problem) throw fail('AUTH', `auth.headers returned a header ${HEADER_NAME.test(name) ? `"${name}"` : ''} with ${problem}: refused, the request was not sent (the value is not shown). Fix the callback.`)
+    }
+    return { ...base, ...extra }
   }
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   // Looked up per call, so a fetch patched after import (mocks, polyfills) is the one used.

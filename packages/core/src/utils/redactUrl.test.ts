@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redactCause, redactText, redactUrl } from './redactUrl.js'
+import { redactBody, redactCause, redactText, redactUrl } from './redactUrl.js'
 
 describe('redactUrl', () => {
   it.each([
@@ -56,5 +56,27 @@ describe('redactUrl', () => {
     expect(safe).not.toBe(error)
     expect(safe.code).toBe('ERR_INVALID_URL')
     expect(JSON.stringify({ ...safe, message: safe.message, stack: safe.stack })).not.toContain('SeCrEt')
+  })
+})
+
+describe('redactText and redactBody: JSON pairs, HTTP credentials, echoed bodies', () => {
+  it.each([
+    ['{"token": "SeCrEt", "user": "ann"}', '{"token": "***", "user": "ann"}'],
+    ['{"x-api-key":"SeCrEt","n":1}', '{"x-api-key":"***","n":1}'],
+    ['"password" : 12345678, "ok": true', '"password" : "***", "ok": true'],
+    ['truncated {"session":"SeCrEt', 'truncated {"session":"***"'],
+    ['Authorization: Bearer eyJhbGciOi.SeCrEt.sig, retry', 'Authorization: Bearer ***, retry'],
+    ['Basic dXNlcjpTZUNyRXQ= was refused', 'Basic *** was refused'],
+    ['token refresh failed: Bearer SeCrEt is expired', 'token refresh failed: Bearer *** is expired'],
+  ])('redactText(%s)', (input, output) => {
+    expect(redactText(input)).toBe(output)
+  })
+
+  it('redactBody replaces the value of every secret-named key at any depth and redacts other strings as text', () => {
+    const body = { error: 'no', token: 'SeCrEt', nested: [{ headers: { Cookie: 'session=SeCrEt', accept: 'json' } }, 'see https://h/x?sig=SeCrEt'], count: 3 }
+    expect(redactBody(body)).toEqual({ error: 'no', token: '***', nested: [{ headers: { Cookie: '***', accept: 'json' } }, 'see https://h/x?sig=***'], count: 3 })
+    expect(JSON.stringify(redactBody(body))).not.toContain('SeCrEt')
+    expect(redactBody('plain "api_key": "SeCrEt"')).toBe('plain "api_key": "***"')
+    expect([redactBody(null), redactBody(7), redactBody(undefined)]).toEqual([null, 7, undefined])
   })
 })

@@ -34,6 +34,12 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
  * around them). The value runs to whitespace, `&`, `#`, `;`, `,` or a quote, or is the whole quoted string.
  */
 const PAIR_IN_TEXT = /([?&][^\s=&#?"'<>`]+=|\b[\w.-]*(?:token|key|secret|pass|pwd|auth|sig|cred|session|cookie)[\w.-]*=)("[^"]*"|'[^']*'|[^\s&#;,"'<>`]+)/gi
+/** What names a secret, in a key of text or of JSON. */
+const SECRET_NAME = /token|key|secret|pass|pwd|auth|sig|cred|session|cookie/i
+/** A JSON `"key": value` whose key names a secret (an echoed request in an error body); the value is a string, or runs to `,` `}` `]`. */
+const JSON_PAIR_IN_TEXT = /("[^"\\]*(?:token|key|secret|pass|pwd|auth|sig|cred|session|cookie)[^"\\]*"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/gi
+/** An HTTP credential in text: `Bearer …`, `Basic …` (an `Authorization` header quoted in a message). */
+const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=:-]+/gi
 
 /**
  * Free text (a runtime's error message, a cause) with every URL in it redacted like {@link redactUrl},
@@ -48,7 +54,32 @@ const PAIR_IN_TEXT = /([?&][^\s=&#?"'<>`]+=|\b[\w.-]*(?:token|key|secret|pass|pw
 export function redactText(text: string): string {
   return text
     .replace(URL_IN_TEXT, (url) => redactUrl(url))
+    .replace(JSON_PAIR_IN_TEXT, (_, name: string) => `${name}"***"`)
+    .replace(SCHEME_CREDENTIAL, (_, scheme: string) => `${scheme} ***`)
     .replace(PAIR_IN_TEXT, (_, name: string) => `${name}***`)
+}
+
+/**
+ * A response body safe to keep on an error: text through {@link redactText}; JSON with the value of
+ * every key that names a secret (token, key, secret, password, auth, signature, credential, session,
+ * cookie…) replaced by `***` at any depth, and every other string redacted as text. Services echo the
+ * request they refused (headers, cookies) in their error bodies, and apps print errors whole.
+ *
+ * @example
+ * redactBody({ error: 'unauthorized', request: { 'x-api-key': 'abc' } }) // { error: 'unauthorized', request: { 'x-api-key': '***' } }
+ */
+export function redactBody(body: unknown, depth = 0): unknown {
+  if (typeof body === 'string') return redactText(body)
+  if (typeof body !== 'object' || body === null) return body
+  // Deeper than any answer worth reading: nothing of it is kept.
+  if (depth > 32) return '***'
+  if (Array.isArray(body)) return body.map((item) => redactBody(item, depth + 1))
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (key === '__proto__') continue
+    copy[key] = SECRET_NAME.test(key) ? '***' : redactBody(value, depth + 1)
+  }
+  return copy
 }
 
 /**
