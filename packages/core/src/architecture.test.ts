@@ -133,12 +133,14 @@ it("no code outside a protocol's own folder reads that protocol's wire: envelope
   expect(leaks).toEqual([])
 })
 
-it("rasa's own field and sentinel are read by its codec only: no raw order_type outside protocol/<name>/, no normalized orderType outside protocol/, no 'number 0 is no value' in the shared normalizer", () => {
+it("each protocol's own fields and sentinel are read by its codec only: no raw order_type outside protocol/<name>/, no normalized orderType outside protocol/, enigma's version/va_address/failure_message not in the shared normalizer, no 'number 0 is no value' there", () => {
   const strip = (file: string) => readFileSync(join(src, file), 'utf8').replace(/\/\*\*[\s\S]*?\*\/|\/\/.*$/gm, '')
   const files = sources(src).map((file) => relative(src, file))
   const rawLeaks = files.filter((file) => !/^protocol\/[^/]+\//.test(file) && /order_type/.test(strip(file)))
   const normalizedLeaks = files.filter((file) => !file.startsWith('protocol/') && /\borderType\b/.test(strip(file)))
   expect({ rawLeaks, normalizedLeaks }).toEqual({ rawLeaks: [], normalizedLeaks: [] })
+  // enigma's own fields are read by its codec too, as rasa's order_type is.
+  expect(strip('protocol/normalizeNotification.ts')).not.toMatch(/raw\.(version|va_address|failure_message)/)
   // The "no value" sentinel (the number 0) is applied in the codecs, not in the shared normalizer.
   expect(strip('protocol/normalizeNotification.ts')).not.toMatch(/!== 0|=== 0/)
 })

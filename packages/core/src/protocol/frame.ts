@@ -23,6 +23,10 @@ export interface WireFrame {
   readonly temp: number | null
   /** rasa's own `order_type`, as its codec read it (absent is null). */
   readonly orderType?: number | null
+  /** enigma's own `version`, `va_address` and `failure_message`, as its codec read them (absent is null). */
+  readonly version?: number | null
+  readonly vaAddress?: string | null
+  readonly failureMessage?: string | null
   /** What this protocol writes for "no value" in amounts, prices and `error_code` (rasa: the number 0), read as null. */
   readonly none?: unknown
 }
@@ -39,6 +43,8 @@ export const oversizeFrame = () => OVERSIZE
 
 /** A number field, else null. */
 export const numberOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null)
+/** A string field, else null. */
+export const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 
 let encoder: TextEncoder | undefined
 

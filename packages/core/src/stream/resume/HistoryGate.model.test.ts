@@ -5,6 +5,7 @@ import type { Notification } from '../../protocol/types.js'
 import type { BackfillRequest, BackfillResult } from '../../search/backfill.js'
 import { Timers } from '../../transport/Timers.js'
 import { type ClientStats, createClientStats } from '../ClientStats.js'
+import { capDelay } from '../../utils/capDelay.js'
 import { HistoryGate } from './HistoryGate.js'
 import { ResumeStream } from './ResumeStream.js'
 
@@ -47,7 +48,7 @@ interface Call {
 async function run(actions: Action[], concurrency: number): Promise<string | undefined> {
   const timers = new Timers()
   const stats = { ...createClientStats(), timers: 0 } as ClientStats
-  const gate = new HistoryGate(concurrency, timers, { rate: 0 }, (waitedMs, retryAfterMs) => Object.assign(new Error(`gate: waited ${waitedMs} ms`), { code: 'TIMEOUT', retryAfterMs }))
+  const gate = new HistoryGate(concurrency, timers, { rate: 0 }, { cap: capDelay, late: (waitedMs, retryAfterMs) => Object.assign(new Error(`gate: waited ${waitedMs} ms`), { code: 'TIMEOUT', retryAfterMs }) })
   let calls: Call[] = []
   const sent = new Map<string, number>()
   const delivered = new Set<string>()

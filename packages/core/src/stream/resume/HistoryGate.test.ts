@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Timers } from '../../transport/Timers.js'
+import { capDelay } from '../../utils/capDelay.js'
 import { HistoryGate } from './HistoryGate.js'
 import { resolveHistoryConcurrency } from './historyConcurrency.js'
 
@@ -23,6 +24,7 @@ afterEach(() => vi.useRealTimers())
 const WAIT = 60_000
 /** The error of a request that could not start in time, as resumeFeature makes it. */
 const late = (waitedMs: number, retryAfterMs: number | undefined) => Object.assign(new Error(`late after ${waitedMs} ms`), { code: 'TIMEOUT', retryAfterMs })
+const kit = { late, cap: capDelay }
 
 /** A task that records when it started and settles when told. */
 function tasks() {
@@ -38,7 +40,7 @@ function tasks() {
 
 it('keeps at most `concurrency` requests in flight; the rest start in order as slots free', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(2, timers, pollRate(), late)
+  const gate = new HistoryGate(2, timers, pollRate(), kit)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const results = ['a', 'b', 'c', 'd'].map((n) => gate.run(make(n), signal, false, WAIT))
@@ -57,7 +59,7 @@ it('keeps at most `concurrency` requests in flight; the rest start in order as s
 
 it('spreads polls over the interval of the streams polling (with a tenth of headroom); a reconnect backfill is not spaced', async () => {
   const pollers = pollRate()
-  const gate = new HistoryGate(100, new Timers(), pollers, late)
+  const gate = new HistoryGate(100, new Timers(), pollers, kit)
   const streams = Array.from({ length: 10 }, () => ({}))
   for (const s of streams) pollers.polling(s, 1_000)
   const { started, make } = tasks()
@@ -81,7 +83,7 @@ it('spreads polls over the interval of the streams polling (with a tenth of head
 })
 
 it('a Retry-After holds every request of the endpoint until it has passed', async () => {
-  const gate = new HistoryGate(4, new Timers(), pollRate(), late)
+  const gate = new HistoryGate(4, new Timers(), pollRate(), kit)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const first = gate.run(make('throttled'), signal, false, WAIT)
@@ -99,7 +101,7 @@ it('an abort takes a waiting request out of the queue (rejected with the reason)
   const timers = new Timers()
   const pollers = pollRate()
   pollers.polling({}, 10_000)
-  const gate = new HistoryGate(1, timers, pollers, late)
+  const gate = new HistoryGate(1, timers, pollers, kit)
   const { started, make } = tasks()
   const busy = new AbortController()
   void gate.run(make('first-poll'), busy.signal, true, WAIT)
@@ -120,7 +122,7 @@ it('search.concurrency must be a positive integer', () => {
 
 it('a request that has not started within its wait fails then (TIMEOUT), not before; the others keep their place', async () => {
   const timers = new Timers()
-  const gate = new HistoryGate(1, timers, pollRate(), late)
+  const gate = new HistoryGate(1, timers, pollRate(), kit)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   void gate.run(make('busy'), signal, false, WAIT)
@@ -144,7 +146,7 @@ it('a request that has not started within its wait fails then (TIMEOUT), not bef
 })
 
 it('a Retry-After longer than the wait fails every waiting request at once, with what is left of it; a request asked meanwhile too', async () => {
-  const gate = new HistoryGate(1, new Timers(), pollRate(), late)
+  const gate = new HistoryGate(1, new Timers(), pollRate(), kit)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const first = gate.run(make('throttled'), signal, false, 1_000)
@@ -174,7 +176,7 @@ it('a Retry-After of 9,999,999 s is capped at an hour: no timer past 2^31-1 ms, 
     delays.push(ms)
     return set(fn, ms)
   }
-  const gate = new HistoryGate(1, timers, pollRate(), late)
+  const gate = new HistoryGate(1, timers, pollRate(), kit)
   const { started, settle, make } = tasks()
   const signal = new AbortController().signal
   const first = gate.run(make('throttled'), signal, false, WAIT)

@@ -1,5 +1,4 @@
 import type { Timers } from '../../transport/Timers.js'
-import { capDelay } from '../../utils/capDelay.js'
 
 /**
  * Polls of one endpoint start this much further apart than their streams' intervals would ask: a tenth
@@ -7,6 +6,14 @@ import { capDelay } from '../../utils/capDelay.js'
  * the interval.
  */
 const POLL_HEADROOM = 1.1
+
+/** What the gate is handed by the client. */
+export interface GateKit {
+  /** the error of a request that could not start in time (`retryAfterMs`: what is left of the endpoint's Retry-After) */
+  late(waitedMs: number, retryAfterMs: number | undefined): Error
+  /** a delay made safe to wait (`capDelay`: at most an hour) */
+  cap(ms: number): number
+}
 
 interface Waiter {
   task: () => Promise<unknown>
@@ -50,17 +57,17 @@ export class HistoryGate {
   readonly #timers: Timers
   /** polls per millisecond the endpoint's streams polling now ask for (kept by the client: streams start polling before this code loads) */
   readonly #pollers: { readonly rate: number }
-  /** the error of a request that could not start in time (`retryAfterMs`: what is left of the endpoint's Retry-After) */
-  readonly #late: (waitedMs: number, retryAfterMs: number | undefined) => Error
+  readonly #kit: GateKit
 
   constructor(
     readonly concurrency: number,
     timers: Timers,
     pollers: { readonly rate: number },
-    late: (waitedMs: number, retryAfterMs: number | undefined) => Error) {
+    /** handed over, not imported: this is a lazy chunk (docs/architecture.md, "Lazy chunks") */
+    kit: GateKit) {
     this.#timers = timers
     this.#pollers = pollers
-    this.#late = late
+    this.#kit = kit
   }
 
   /**
@@ -74,7 +81,7 @@ export class HistoryGate {
         task,
         poll,
         asked,
-        deadline: asked + capDelay(waitMs),
+        deadline: asked + this.#kit.cap(waitMs),
         resolve: resolve as (value: unknown) => void,
         reject,
         signal,
@@ -120,7 +127,7 @@ export class HistoryGate {
         (value) => this.#done(() => w.resolve(value)),
         (error: unknown) => {
           const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + capDelay(retryAfterMs))
+          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + this.#kit.cap(retryAfterMs))
           this.#done(() => w.reject(error))
         },
       )
@@ -143,7 +150,7 @@ export class HistoryGate {
       if (w.deadline >= now && w.deadline >= notBefore) continue
       this.#waiting.splice(i--, 1)
       w.signal.removeEventListener('abort', w.onAbort)
-      w.reject(this.#late(now - w.asked, notBefore > now ? notBefore - now : undefined))
+      w.reject(this.#kit.late(now - w.asked, notBefore > now ? notBefore - now : undefined))
     }
   }
 

@@ -1,5 +1,6 @@
 import type { ResolvedSolver } from '../../config/types.js'
 import { ServiceError } from '../../errors/ServiceError.js'
+import { capDelay } from '../../utils/capDelay.js'
 import type { createBackfill } from '../../search/backfill.js'
 import type { SearchHttpOptions } from '../../search/postJson.js'
 import { searchUnavailable } from '../../search/searchUnavailable.js'
@@ -43,14 +44,17 @@ export function createResumeFeature(
   const read: HistoryReader = async (solver, account, ask) => {
     const g = gateOf(solver)
     const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
-    g.gate ??= new HistoryGate(concurrency, timersOf(), g, (waitedMs, retryAfterMs) =>
-      Object.assign(
-        new ServiceError(
-          'TIMEOUT',
-          `History of ${solver.chainId}/${solver.solverId} did not start within ${waitedMs} ms: its requests are queued (search.concurrency ${concurrency} in flight${retryAfterMs === undefined ? '' : `, the service asked for ${Math.ceil(retryAfterMs / 1000)} s of Retry-After`}). Live frames were released; the gap is retried later. Raise search.concurrency or search.timeoutMs if history is slow but healthy.`,
+    g.gate ??= new HistoryGate(concurrency, timersOf(), g, {
+      cap: capDelay,
+      late: (waitedMs, retryAfterMs) =>
+        Object.assign(
+          new ServiceError(
+            'TIMEOUT',
+            `History of ${solver.chainId}/${solver.solverId} did not start within ${waitedMs} ms: its requests are queued (search.concurrency ${concurrency} in flight${retryAfterMs === undefined ? '' : `, the service asked for ${Math.ceil(retryAfterMs / 1000)} s of Retry-After`}). Live frames were released; the gap is retried later. Raise search.concurrency or search.timeoutMs if history is slow but healthy.`,
+          ),
+          { retryAfterMs },
         ),
-        { retryAfterMs },
-      ))
+    })
     // A backfill may wait for the gate one attempt's deadline; a poll that plus its interval (polls are spread).
     return g.gate.run(() => backfill(solver, account)(ask), ask.signal, ask.poll !== undefined, timeoutMs + (ask.poll ?? 0))
   }
