@@ -40,6 +40,9 @@ interface NodeWebSocketExtras {
 }
 const IDLE_EVENT: TransportStatusEvent = /* @__PURE__ */ Object.freeze({ type: 'status', status: 'idle', attempt: 0 })
 
+/** Sockets are replaced for a lifecycle event at most this often (see `Connection.redial`). */
+const MIN_REDIAL_MS = 1_000
+
 /**
  * One logical connection: dials (through the dial gate), sends the subscribe frame first on every
  * open, reconnects with backoff, watches heartbeats and the connect timeout, and classifies closes.
@@ -65,6 +68,10 @@ export class Connection {
   #pingTimer: Handle
   #pongTimer: Handle
   #oversize = false
+  /** when the current socket's dial began, and a replacement put off to keep them a second apart (see `redial`) */
+  #dialedAt = 0
+  #redialAsked = 0
+  #redialTimer: Handle
   #lastSubscribe: { accounts: number; bytes: number } | undefined
 
   /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
@@ -142,7 +149,24 @@ export class Connection {
 
   /** Replaces the socket now, whatever its state, when it may be dead without knowing (after sleep). */
   redial(reason: string): void {
-    if (this.#state === 'open' && this.#ws) this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
+    if (this.#state === 'open' && this.#ws) {
+      const now = Date.now()
+      const since = now - this.#dialedAt
+      if (since < MIN_REDIAL_MS) {
+        // At most one replacement a second: a network that flaps (165 `online` in 4 s) would otherwise
+        // replace the socket each time, and every resume stream on it would backfill each time. One
+        // replacement follows at the end of the second, unless the socket was dialed again after the
+        // last event (then it is on the network of now).
+        this.#redialAsked = now
+        this.#redialTimer ??= this.#ctx.timers.set(() => {
+          this.#redialTimer = undefined
+          if (this.#dialedAt <= this.#redialAsked) this.redial(reason)
+        }, MIN_REDIAL_MS - since)
+        return
+      }
+      this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
+    }
+    // Waiting to retry: dial now (not a replacement, nothing to put off).
     this.nudge()
   }
 
@@ -185,6 +209,7 @@ export class Connection {
   }
 
   #dial(): void {
+    this.#dialedAt = Date.now()
     if (!this.#enter('connecting', { attempt: this.#failures })) return
     this.#connect()
   }
@@ -490,6 +515,7 @@ export class Connection {
 
   #teardown(politely: boolean): void {
     this.#retryTimer = this.#ctx.timers.clear(this.#retryTimer)
+    this.#redialTimer = this.#ctx.timers.clear(this.#redialTimer)
     this.#authTimer = this.#ctx.timers.clear(this.#authTimer)
     this.#cancelWait?.()
     this.#cancelWait = undefined

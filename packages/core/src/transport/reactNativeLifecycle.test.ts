@@ -55,6 +55,29 @@ describe('reactNativeLifecycle', () => {
     stop()
     expect(f.listeners()).toBe(0)
   })
+
+  it('a network is its type and identity, not its signal: 22 reports of one Wi-Fi with new strength and link speed, or {} then its details, are no change', () => {
+    const f = fakes()
+    const events: LifecycleEvent[] = []
+    reactNativeLifecycle({ AppState: f.AppState, NetInfo: f.NetInfo }).subscribe((e) => events.push(e))
+    const office = { ssid: 'office', bssid: 'aa:bb:cc:dd:ee:ff', ipAddress: '10.0.0.7', subnet: '255.255.255.0' }
+    for (let i = 0; i < 22; i++) f.net({ isConnected: true, type: 'wifi', details: { ...office, strength: 40 + i, linkSpeed: 100 + 10 * i, frequency: i % 2 ? 2412 : 5180 } })
+    expect(events).toEqual([])
+    // netinfo #398: an empty details object first, then the details.
+    f.net({ isConnected: false, type: 'none', details: null })
+    f.net({ isConnected: true, type: 'wifi', details: {} })
+    f.net({ isConnected: true, type: 'wifi', details: { ...office, strength: 99 } })
+    f.net({ isConnected: true, type: 'wifi', details: { ...office, strength: 98, linkSpeed: 300 } })
+    expect(events).toEqual(['offline', 'online'])
+    // Another access point of the same name, or a new address, is another network.
+    f.net({ isConnected: true, type: 'wifi', details: { ...office, bssid: '11:22:33:44:55:66' } })
+    f.net({ isConnected: true, type: 'wifi', details: { ...office, bssid: '11:22:33:44:55:66', ipAddress: '10.0.0.9' } })
+    // A cellular generation change is signal too; another carrier is another network.
+    f.net({ isConnected: true, type: 'cellular', details: { carrier: 'A', cellularGeneration: '4g' } })
+    f.net({ isConnected: true, type: 'cellular', details: { carrier: 'A', cellularGeneration: '5g' } })
+    f.net({ isConnected: true, type: 'cellular', details: { carrier: 'B', cellularGeneration: '5g' } })
+    expect(events).toEqual(['offline', 'online', 'online', 'online', 'online', 'online'])
+  })
 })
 
 let stops: Array<() => Promise<void>> = []
