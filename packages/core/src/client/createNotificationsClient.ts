@@ -51,7 +51,10 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   const backfill = createBackfill(http)
   // The gates arm their timers on the client's (created below; asked only when a read happens).
   const resume = createResumeFeature(http, backfill, () => timersOf(stream))
-  const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce, resume.read))
+  // A follower waits for the leader's history answer as long as the leader's own deadlines allow (one
+  // wait for its gate, one request), and a second more for the channel; then it reads itself.
+  const answerMs = 2 * (http.timeoutMs ?? 10_000) + 1_000
+  const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce, resume.read, answerMs))
   const openBooks = new Set<() => QuoteBookSnapshot>()
   return {
     ...stream,

@@ -1,6 +1,7 @@
 import type { ServiceError } from '../../errors/ServiceError.js'
 import type { sealRaw } from '../../protocol/frame.js'
 import type { protocolOf } from '../../protocol/protocols.js'
+import type { capDelay } from '../../utils/capDelay.js'
 
 /**
  * What the cross-tab chunk uses of the code every app loads, handed to it when it loads. A lazy chunk
@@ -11,4 +12,5 @@ export interface CrossTabKit {
   readonly ServiceError: typeof ServiceError
   readonly sealRaw: typeof sealRaw
   readonly protocolOf: typeof protocolOf
+  readonly capDelay: typeof capDelay
 }

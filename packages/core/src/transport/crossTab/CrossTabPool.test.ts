@@ -2,6 +2,7 @@ import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeLocks } from '../../../test/FakeLocks.js'
 import { record } from '@solver-notifications/test-support'
+import { TAB_PROTOCOL, tabNames } from './tabMessages.js'
 import { type NotificationsClient, createNotificationsClient } from '../../client/createNotificationsClient.js'
 import { createConfig } from '../../config/createConfig.js'
 import { NotificationsObserver } from '../../observers/NotificationsObserver.js'
@@ -29,7 +30,7 @@ afterEach(async () => {
   await Promise.all([enigma.close(), rasa.close()])
 })
 
-function openTab(withLocks = true): NotificationsClient {
+function openTab(withLocks = true, search: { timeoutMs?: number } = {}): NotificationsClient {
   const config = createConfig({
     defaultChainId: 1,
     chains: {
@@ -44,7 +45,7 @@ function openTab(withLocks = true): NotificationsClient {
   })
   // Each tab is its own Web Locks client, as each page is in a browser.
   if (withLocks) vi.stubGlobal('navigator', { locks: locks.forClient() })
-  const tab = createNotificationsClient({ config, crossTab: { name: `t${name}` }, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 } })
+  const tab = createNotificationsClient({ config, crossTab: { name: `t${name}` }, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 }, search })
   tabs.push(tab)
   return tab
 }
@@ -126,9 +127,9 @@ it('notifyOnce runs the callback in one tab; a foreign or malformed message is d
   expect(new Set(toasts).size).toBe(1)
   for (const stop of stops) stop()
 
-  const channel = new BroadcastChannel(`solver-notifications:t${name}`)
+  const channel = new BroadcastChannel(tabNames(`t${name}`))
   channel.postMessage({ hello: 'world' })
-  channel.postMessage({ v: 1, t: 'n', tab: 'x', to: 'y', sid: 's', n: { type: 'evil' } })
+  channel.postMessage({ v: TAB_PROTOCOL, t: 'n', tab: 'x', to: 'y', sid: 's', n: { type: 'evil' } })
   await until(() => all.every((t) => t.stats().crossTab!.dropped === 2), 'both dropped in every tab')
   channel.close()
 })
@@ -168,7 +169,7 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
 }, 20_000)
 
 it('forged channel messages from a same-origin page change nothing: foreign notifications, fake leaders, closes, errors and byes are dropped and counted', async () => {
-  const spy = new BroadcastChannel(`solver-notifications:t${name}`)
+  const spy = new BroadcastChannel(tabNames(`t${name}`))
   const seen: Array<Record<string, unknown>> = []
   spy.onmessage = (event) => seen.push(event.data)
   const [first, second] = [openTab(), openTab()]
@@ -187,17 +188,17 @@ it('forged channel messages from a same-origin page change nothing: foreign noti
   const other = (await rasa.instantOpen(B)).frames[0]!
   const forged = { type: 'success', phase: 'open', quoteId: other.quote_id, tempQuoteId: null, onChain: true, lastSeenAction: 'InstantRFQ', actionStatus: 'success', account: B, counterpartyAddress: B, stateType: null, failureType: null, failureMessage: null, errorCode: null, filledAmountOpen: null, filledAmountClose: null, avgPriceOpen: null, avgPriceClose: null, orderType: null, version: null, vaAddress: null, createTime: null, modifyTime: null, id: 'forged', protocol: 'rasa', chainId: 1, solverId: 'beta', source: 'live', raw: {} }
   // 1. the leader's id, the follower's stream, another account's notification
-  spy.postMessage({ v: 1, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: forged })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: forged })
   // 2. the same account, but another solver or chain
-  spy.postMessage({ v: 1, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: { ...forged, account: A, solverId: 'alpha', protocol: 'enigma' } })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'n', tab: leaderId, to: sub.tab, sid: sub.sid, n: { ...forged, account: A, solverId: 'alpha', protocol: 'enigma' } })
   // 3. a fake leader announces itself and beats, then closes the stream and reports an error
-  spy.postMessage({ v: 1, t: 'leader', tab: 'evil' })
-  spy.postMessage({ v: 1, t: 'beat', tab: 'evil', visible: true, leader: true, once: [] })
-  spy.postMessage({ v: 1, t: 'e', tab: 'evil', to: sub.tab, sid: sub.sid, e: { type: 'status', status: 'closed', attempt: 0 } })
-  spy.postMessage({ v: 1, t: 'c', tab: 'evil', to: sub.tab, sid: sub.sid })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'leader', tab: 'evil' })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'beat', tab: 'evil', visible: true, leader: true, once: [] })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'e', tab: 'evil', to: sub.tab, sid: sub.sid, e: { type: 'status', status: 'closed', attempt: 0 } })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'c', tab: 'evil', to: sub.tab, sid: sub.sid })
   // 4. the real leader "says" goodbye and hands over (it did neither)
-  spy.postMessage({ v: 1, t: 'bye', tab: leaderId })
-  spy.postMessage({ v: 1, t: 'handoff', tab: 'evil', to: sub.tab })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'bye', tab: leaderId })
+  spy.postMessage({ v: TAB_PROTOCOL, t: 'handoff', tab: 'evil', to: sub.tab })
   await until(() => follower.stats().crossTab!.dropped >= dropsBefore + 5, 'the forgeries to be dropped')
 
   const open = await rasa.instantOpen(A)
@@ -266,4 +267,89 @@ describe.each(['alpha', 'beta'] as const)('one history reader per stream key per
     expect(reads / polls).toBeLessThan(0.6)
     for (const s of streams) expect(ids(s.values).filter((id) => stored.includes(id as string))).toEqual(stored)
   }, 20_000)
+})
+
+describe('old and new tabs side by side, and a leader that drops what it does not know', () => {
+  // A page of the previous release (tab protocol 1: no history reads between tabs) and a page of this
+  // one, one origin: the old leader dropped the new tab's `hq` as foreign and the new tab waited for
+  // ever, every live frame held (0 of 3 delivered).
+
+  it('a leader of tab protocol 1 holding its lock: the new tab does not share with it, keeps its own socket and delivers everything', async () => {
+    // The old release's leader, as its lock and channel named it (no version), beating as leader and
+    // answering nothing it receives.
+    const old = locks.forClient()
+    const lockName = `solver-notifications:t${name}`
+    const oldId = 'old-release-tab'
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    void old.request(lockName, {}, () => held)
+    void old.request(`${lockName}:alive:${oldId}`, {}, () => held)
+    void old.request(`${lockName}:leader:${oldId}`, {}, () => held)
+    const oldChannel = new BroadcastChannel(lockName)
+    const beat = setInterval(() => oldChannel.postMessage({ v: 1, t: 'beat', tab: oldId, visible: true, leader: true, once: [] }), 200)
+    oldChannel.postMessage({ v: 1, t: 'leader', tab: oldId })
+    try {
+      const tab = openTab()
+      const events = record(tab.events({ account: A, solverId: 'alpha' }, { resume: true }))
+      await enigma.waitForSubscribers(A)
+      const published = (await enigma.instantOpen(A)).frames.map((f) => f.id)
+      await until(() => published.every((id) => ids(events.values).includes(id)), 'the new tab to deliver all 3 frames')
+      expect(tab.stats().crossTab).toMatchObject({ role: 'leader', tabs: 1 })
+      expect(tab.stats().sockets).toBe(1)
+    } finally {
+      clearInterval(beat)
+      oldChannel.close()
+      release()
+    }
+  })
+
+  /** A tab whose channel drops the messages of these kinds (a leader that does not know them). */
+  function deafTab(kinds: string[]): NotificationsClient {
+    const Real = BroadcastChannel
+    class Deaf extends Real {
+      override set onmessage(handler: ((event: MessageEvent) => void) | null) {
+        super.onmessage = handler && ((event: MessageEvent) => (kinds.includes((event.data as { t?: string })?.t ?? '') ? undefined : handler(event)))
+      }
+      override get onmessage() {
+        return super.onmessage
+      }
+    }
+    vi.stubGlobal('BroadcastChannel', Deaf)
+    return openTab()
+  }
+
+  it.each(['alpha', 'beta'] as const)('solver %s: a same-version leader that drops history reads (hq): the follower reads itself after the deadline and delivers every frame', async (solverId) => {
+    const sim = solverId === 'alpha' ? enigma : rasa
+    const leader = deafTab(['hq'])
+    const own = record(leader.events({ account: B, solverId }))
+    await until(() => leader.stats().crossTab?.role === 'leader' && own.values.some((e) => e.type === 'status' && e.status === 'open'), 'the deaf tab to lead')
+    vi.stubGlobal('BroadcastChannel', globalThis.BroadcastChannel)
+    // search.timeoutMs 300: the follower waits 2 × 300 + 1,000 ms for an answer.
+    const follower = openTab(true, { timeoutMs: 300 })
+    const events = record(follower.events({ account: A, solverId }, { resume: true }))
+    await sim.waitForSubscribers(A)
+    await until(() => follower.stats().crossTab?.role === 'follower', 'a follower')
+    const published = (await sim.instantOpen(A)).frames.map((f) => f.id)
+    await until(() => published.every((id) => ids(events.values).includes(id)), 'the follower to deliver what was published')
+    expect(follower.stats().crossTab!.fallbacks).toBeGreaterThanOrEqual(1)
+    expect(follower.stats().sockets).toBe(0)
+  })
+
+  it('a same-version leader that drops a stream (sub): the follower serves it itself after the deadline, with its own socket', async () => {
+    const leader = deafTab(['sub'])
+    const own = record(leader.events({ account: B, solverId: 'alpha' }))
+    await until(() => leader.stats().crossTab?.role === 'leader' && own.values.some((e) => e.type === 'status' && e.status === 'open'), 'the deaf tab to lead')
+    vi.stubGlobal('BroadcastChannel', globalThis.BroadcastChannel)
+    const follower = openTab()
+    const events = record(follower.events({ account: A, solverId: 'alpha' }, { resume: true }))
+    await until(() => follower.stats().crossTab?.fallbacks === 1, 'the follower to serve the stream itself')
+    await enigma.waitForSubscribers(A)
+    const published = (await enigma.instantOpen(A)).frames.map((f) => f.id)
+    await until(() => published.every((id) => ids(events.values).includes(id)), 'the follower to deliver what was published')
+    expect(follower.stats()).toMatchObject({ sockets: 1, crossTab: { role: 'follower', fallbacks: 1 } })
+    follower.close()
+    expect(follower.stats().timers).toBe(0)
+  })
 })

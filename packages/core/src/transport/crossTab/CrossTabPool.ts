@@ -9,7 +9,7 @@ import type { CrossTabKit } from './CrossTabKit.js'
 import { LeaderElection, type LocksLike } from './LeaderElection.js'
 import { BEAT_MS, GONE_MS, TabPeers } from './TabPeers.js'
 import type { HistoryBroker } from './HistoryBroker.js'
-import { type TabMessage, TAB_PROTOCOL, type WireAnswer, fromWire, parseTabMessage, toWire } from './tabMessages.js'
+import { type TabMessage, TAB_PROTOCOL, type WireAnswer, fromWire, parseTabMessage, tabNames, toWire } from './tabMessages.js'
 
 /**
  * What `stats().crossTab` reports.
@@ -23,6 +23,11 @@ export interface CrossTabStats {
   tabs: number
   /** channel messages dropped as foreign or malformed */
   dropped: number
+  /**
+   * streams served and history reads made by this tab itself because the leader did not answer in time
+   * (docs/guide/cross-tab.md, "Deadlines"): a leader that drops a message must not starve a tab
+   */
+  fallbacks: number
 }
 
 interface Sub {
@@ -31,6 +36,10 @@ interface Sub {
   account: Address
   /** a leader served it (so losing that leader is a gap its stream must hear about) */
   served: boolean
+  /** served by this tab's own pool: the leader did not answer its `sub` in time */
+  local?: boolean
+  /** the deadline of its `sub` (the leader answers at once with the current status) */
+  timer?: ReturnType<SocketPool['timers']['set']> | undefined
 }
 
 const CONNECTING = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 } as const)
@@ -42,7 +51,12 @@ interface Ask {
   ask: HistoryAsk
   resolve: (answer: HistoryAnswer) => void
   reject: (error: unknown) => void
+  /** the deadline of the leader's answer */
+  timer: ReturnType<SocketPool['timers']['set']>
 }
+
+/** A leader answers a `sub` at once (the stream's current status); this long without it, the tab serves the stream itself. */
+export const SUB_ANSWER_MS = 3 * BEAT_MS
 
 /** Whether a forwarded notification is one of this stream's: the same checks a socket frame passes. */
 function belongsTo(n: Notification, sub: Pick<Sub, 'solver' | 'account'>): boolean {
@@ -79,13 +93,13 @@ class Forward implements Listener, Lease {
     this.#sid = sid
   }
   notification(n: Notification): void {
-    this.#post({ v: 1, t: 'n', tab: this.#from, to: this.#to, sid: this.#sid, n })
+    this.#post({ v: TAB_PROTOCOL, t: 'n', tab: this.#from, to: this.#to, sid: this.#sid, n })
   }
   event(e: TransportStatusEvent | TransportErrorEvent): void {
-    this.#post({ v: 1, t: 'e', tab: this.#from, to: this.#to, sid: this.#sid, e: toWire(e) })
+    this.#post({ v: TAB_PROTOCOL, t: 'e', tab: this.#from, to: this.#to, sid: this.#sid, e: toWire(e) })
   }
   complete(): void {
-    this.#post({ v: 1, t: 'c', tab: this.#from, to: this.#to, sid: this.#sid })
+    this.#post({ v: TAB_PROTOCOL, t: 'c', tab: this.#from, to: this.#to, sid: this.#sid })
   }
 }
 
@@ -114,6 +128,7 @@ export class CrossTabPool implements ListenerPool {
   readonly #bySid = new Map<string, Listener & Lease>()
   readonly #served = new Map<string, Forward>()
   #dropped = 0
+  #fallbacks = 0
   #nextSid = 0
   /** history reads asked of the leader, by request id */
   readonly #asks = new Map<string, Ask>()
@@ -130,6 +145,8 @@ export class CrossTabPool implements ListenerPool {
   readonly #isVisible: () => boolean
   /** what this chunk uses of the eager code */
   readonly #kit: CrossTabKit
+  /** how long the leader may take to answer a history read (its own deadlines: one wait for its gate, one request) */
+  readonly #answerMs: number
 
   constructor(
     local: SocketPool,
@@ -138,14 +155,17 @@ export class CrossTabPool implements ListenerPool {
     locks: LocksLike,
     isVisible: () => boolean,
     read: HistoryReader,
-    kit: CrossTabKit) {
+    kit: CrossTabKit,
+    answerMs: number) {
+    this.#answerMs = answerMs
     this.#local = local
     this.#config = config
     this.#isVisible = isVisible
     this.#kit = kit
     this.timers = local.timers
     this.#read = read
-    const lockName = `solver-notifications:${name}`
+    // Tabs of another protocol version elect and talk apart (tabMessages.ts, `TAB_PROTOCOL`).
+    const lockName = tabNames(name)
     this.channel = new BroadcastChannel(lockName)
     this.channel.onmessage = (event: MessageEvent) => this.#receive(event.data)
     this.#peers = new TabPeers(this.#id, isVisible, () => this.#sendBeat())
@@ -155,7 +175,7 @@ export class CrossTabPool implements ListenerPool {
       lead: () => this.#becomeLeader(),
       announce: () => {
         this.#announcedSelf = true
-        this.#post({ v: 1, t: 'leader', tab: this.#id })
+        this.#post({ v: TAB_PROTOCOL, t: 'leader', tab: this.#id })
         this.#sendBeat()
       },
       lost: () => {
@@ -188,9 +208,12 @@ export class CrossTabPool implements ListenerPool {
   release(listener: Listener & Lease): void {
     const sub = this.#mine.get(listener)
     this.#mine.delete(listener)
-    if (sub) this.#bySid.delete(sub.sid)
+    if (sub) {
+      this.#bySid.delete(sub.sid)
+      sub.timer = this.timers.clear(sub.timer)
+    }
     this.#local.release(listener)
-    if (sub && this.#role === 'follower' && this.#leader) this.#post({ v: 1, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
+    if (sub && !sub.local && this.#role === 'follower' && this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
   }
 
   /**
@@ -206,11 +229,18 @@ export class CrossTabPool implements ListenerPool {
         return
       }
       const rid = `${this.#id}:h${++this.#nextSid}`
-      this.#asks.set(rid, { solver, account, ask, resolve, reject })
+      // No wait without a deadline: a leader that drops the ask (it does not know it, it is stuck)
+      // leaves this tab to read history itself (a poll may wait its interval in the leader's gate too).
+      const timer = this.timers.set(() => this.#askUnanswered(rid), this.#answerMs + (ask.poll ?? 0))
+      this.#asks.set(rid, { solver, account, ask, resolve, reject, timer })
       ask.signal.addEventListener(
         'abort',
         () => {
-          if (this.#asks.delete(rid)) reject(ask.signal.reason)
+          const a = this.#asks.get(rid)
+          if (!a) return
+          this.#asks.delete(rid)
+          this.timers.clear(a.timer)
+          reject(ask.signal.reason)
         },
         { once: true },
       )
@@ -222,17 +252,23 @@ export class CrossTabPool implements ListenerPool {
     if (this.#closed) return
     this.#closed = true
     clearInterval(this.beat)
-    this.#post({ v: 1, t: 'bye', tab: this.#id })
+    this.#post({ v: TAB_PROTOCOL, t: 'bye', tab: this.#id })
     for (const forward of this.#served.values()) this.#local.release(forward)
     this.#served.clear()
+    for (const sub of this.#mine.values()) sub.timer = this.timers.clear(sub.timer)
+    // The streams this tab serves itself are ended by its own pool, the others here.
     this.#local.close()
-    for (const listener of [...this.#mine.keys()]) {
+    for (const [listener, sub] of [...this.#mine]) {
+      if (sub.local) continue
       listener.event({ type: 'status', status: 'closed', attempt: 0, closeReason: 'client closed' })
       listener.complete()
     }
     this.#mine.clear()
     this.#bySid.clear()
-    for (const a of this.#asks.values()) a.reject(new this.#kit.ServiceError('ABORTED', 'The client was closed while history was being read.'))
+    for (const a of this.#asks.values()) {
+      this.timers.clear(a.timer)
+      a.reject(new this.#kit.ServiceError('ABORTED', 'The client was closed while history was being read.'))
+    }
     this.#asks.clear()
     this.#election.close()
     this.channel.close()
@@ -243,7 +279,7 @@ export class CrossTabPool implements ListenerPool {
     const a = this.#asks.get(rid)
     if (!a || !this.#leader || this.#leader === this.#id) return
     const { solver, account, ask } = a
-    this.#post({ v: 1, t: 'hq', tab: this.#id, to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
+    this.#post({ v: TAB_PROTOCOL, t: 'hq', tab: this.#id, to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
   }
 
   /** Reads history in this tab, through the broker (whose code loads at the first read). */
@@ -263,7 +299,20 @@ export class CrossTabPool implements ListenerPool {
   #readAsksHere(): void {
     const asks = [...this.#asks.values()]
     this.#asks.clear()
-    for (const a of asks) this.#readHere(a.solver, a.account, a.ask).then(a.resolve, a.reject)
+    for (const a of asks) {
+      this.timers.clear(a.timer)
+      this.#readHere(a.solver, a.account, a.ask).then(a.resolve, a.reject)
+    }
+  }
+
+  /** The leader did not answer a history read in time: this tab reads it (counted, logged). */
+  #askUnanswered(rid: string): void {
+    const a = this.#asks.get(rid)
+    if (!a) return
+    this.#asks.delete(rid)
+    this.#fallbacks++
+    this.#local.options.logger?.log('warn', 'cross-tab: the leader did not answer a history read in time; this tab reads it itself', { tab: this.#id, leader: this.#leader, afterMs: this.#answerMs + (a.ask.poll ?? 0) })
+    this.#readHere(a.solver, a.account, a.ask).then(a.resolve, a.reject)
   }
 
   /** Reads history for a follower and answers it over the channel. */
@@ -276,7 +325,7 @@ export class CrossTabPool implements ListenerPool {
       return
     }
     // The asker cannot abort a read of another tab; its answer is simply not used then.
-    const reply = (answer: WireAnswer) => this.#post({ v: 1, t: 'hr', tab: this.#id, to: m.tab, rid: m.rid, answer })
+    const reply = (answer: WireAnswer) => this.#post({ v: TAB_PROTOCOL, t: 'hr', tab: this.#id, to: m.tab, rid: m.rid, answer })
     this.#readHere(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
       (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
       (error: unknown) => {
@@ -292,9 +341,11 @@ export class CrossTabPool implements ListenerPool {
     const a = m.tab === this.#leader ? this.#asks.get(m.rid) : undefined
     if (!a) return
     this.#asks.delete(m.rid)
+    this.timers.clear(a.timer)
     const { answer } = m
     if (!answer.ok) {
-      a.reject(Object.assign(new this.#kit.ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs }))
+      // Another tab's number: capped like any delay (docs/guide/resume.md).
+      a.reject(Object.assign(new this.#kit.ServiceError(answer.error.code as ServiceError['code'], answer.error.message), { retryAfterMs: answer.error.retryAfterMs === undefined ? undefined : this.#kit.capDelay(answer.error.retryAfterMs) }))
       return
     }
     if (!answer.notifications.every((n) => belongsTo(n, a))) {
@@ -306,7 +357,7 @@ export class CrossTabPool implements ListenerPool {
   }
 
   stats(): CrossTabStats {
-    return { role: this.#role, tabs: 1 + this.#peers.live().length, dropped: this.#dropped }
+    return { role: this.#role, tabs: 1 + this.#peers.live().length, dropped: this.#dropped, fallbacks: this.#fallbacks }
   }
 
   /** `notifyOnce`: this tab wants the callback for `key`; the returned function withdraws. */
@@ -339,6 +390,12 @@ export class CrossTabPool implements ListenerPool {
     this.#announced = this.#id
     this.#announcedSelf = false
     for (const [listener, sub] of this.#mine) {
+      sub.timer = this.timers.clear(sub.timer)
+      // Served by this tab's pool already (a leader that did not answer): it stays so.
+      if (sub.local) {
+        sub.local = false
+        continue
+      }
       this.#gap(listener, sub, 'this tab now holds the sockets')
       sub.served = true
       this.#local.acquire(sub.solver, sub.account, listener)
@@ -356,6 +413,7 @@ export class CrossTabPool implements ListenerPool {
     this.#served.clear()
     for (const [listener, sub] of this.#mine) {
       this.#local.release(listener)
+      sub.local = false
       this.#gap(listener, sub, 'another tab holds the sockets now')
       this.#subscribeRemote(sub)
     }
@@ -370,7 +428,24 @@ export class CrossTabPool implements ListenerPool {
 
   #subscribeRemote(sub: Sub): void {
     if (!this.#leader || this.#leader === this.#id) return // sent when a leader announces itself
-    this.#post({ v: 1, t: 'sub', tab: this.#id, to: this.#leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
+    this.#post({ v: TAB_PROTOCOL, t: 'sub', tab: this.#id, to: this.#leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
+    // No wait without a deadline: a leader that does not answer (it drops the message) leaves the
+    // stream to this tab's own pool, rather than `connecting` for ever.
+    this.timers.clear(sub.timer)
+    sub.timer = this.timers.set(() => this.#subUnanswered(sub), SUB_ANSWER_MS)
+  }
+
+  /** The leader did not answer a `sub` in time: this tab serves the stream itself (counted, logged). */
+  #subUnanswered(sub: Sub): void {
+    sub.timer = undefined
+    const listener = this.#bySid.get(sub.sid)
+    if (!listener || sub.served || this.#role !== 'follower' || this.#closed) return
+    this.#fallbacks++
+    this.#local.options.logger?.log('warn', 'cross-tab: the leader did not answer a stream in time; this tab opens its socket itself', { tab: this.#id, leader: this.#leader, afterMs: SUB_ANSWER_MS })
+    if (this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
+    sub.local = true
+    sub.served = true
+    this.#local.acquire(sub.solver, sub.account, listener)
   }
 
   /** The leader went away: every stream here has a gap until the next one serves it. */
@@ -390,7 +465,7 @@ export class CrossTabPool implements ListenerPool {
     // A hidden leader gives the sockets to a visible tab when there is one.
     if (this.#role === 'leader' && !this.#isVisible()) {
       const visible = live.filter(([, p]) => p.visible).map(([tab]) => tab).sort()[0]
-      if (visible) this.#post({ v: 1, t: 'handoff', tab: this.#id, to: visible })
+      if (visible) this.#post({ v: TAB_PROTOCOL, t: 'handoff', tab: this.#id, to: visible })
     }
   }
 
@@ -424,7 +499,7 @@ export class CrossTabPool implements ListenerPool {
     switch (m.t) {
       case 'beat': {
         // A tab we have not heard before learns who leads at once, not at the next beat.
-        if (this.#role === 'leader' && this.#announcedSelf && !this.#peers.has(m.tab)) this.#post({ v: 1, t: 'leader', tab: this.#id })
+        if (this.#role === 'leader' && this.#announcedSelf && !this.#peers.has(m.tab)) this.#post({ v: TAB_PROTOCOL, t: 'leader', tab: this.#id })
         // A claim to lead counts only once the locks confirm it; a forged beat changes nothing.
         this.#peers.heard(m.tab, { visible: m.visible, leader: m.leader && m.tab === this.#leader, once: m.once })
         if (m.leader && this.#role === 'follower' && this.#leader !== m.tab) this.#whenLeader(m.tab, () => this.#leader !== m.tab && this.#role === 'follower' && this.#follow(m.tab))
@@ -462,7 +537,7 @@ export class CrossTabPool implements ListenerPool {
           solver = this.#config.getSolver({ chainId: m.chainId, solverId: m.solverId })
         } catch (error) {
           const e = error instanceof this.#kit.ServiceError ? error : new this.#kit.ServiceError('UNKNOWN_SOLVER', String(error))
-          this.#post({ v: 1, t: 'e', tab: this.#id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
+          this.#post({ v: TAB_PROTOCOL, t: 'e', tab: this.#id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
           return
         }
         const key = `${m.tab}|${m.sid}`
@@ -482,8 +557,10 @@ export class CrossTabPool implements ListenerPool {
       }
       case 'n': {
         const listener = m.tab === this.#leader ? this.#bySid.get(m.sid) : undefined
-        // Checked like a socket frame: only a notification of this stream's account, chain, solver and protocol.
-        if (listener && belongsTo(m.n, this.#mine.get(listener)!)) listener.notification(m.n)
+        const sub = listener && this.#mine.get(listener)
+        // Checked like a socket frame: only a notification of this stream's account, chain, solver and
+        // protocol (and not of a stream this tab serves itself).
+        if (listener && sub && !sub.local && belongsTo(m.n, sub)) listener.notification(m.n)
         else this.#dropped++
         return
       }
@@ -492,8 +569,9 @@ export class CrossTabPool implements ListenerPool {
         if (!listener) return
         const deliver = () => {
           const sub = this.#mine.get(listener)
-          if (!sub) return
+          if (!sub || sub.local) return
           sub.served = true
+          sub.timer = this.timers.clear(sub.timer)
           listener.event(fromWire(m.e, this.#kit))
         }
         // An error, or a terminal status, is believed only from the tab that holds the lock.
@@ -502,7 +580,12 @@ export class CrossTabPool implements ListenerPool {
         return
       }
       case 'c':
-        if (m.tab === this.#leader) this.#whenLeader(m.tab, () => this.#bySid.get(m.sid)?.complete())
+        if (m.tab === this.#leader) {
+          this.#whenLeader(m.tab, () => {
+            const listener = this.#bySid.get(m.sid)
+            if (listener && !this.#mine.get(listener)?.local) listener.complete()
+          })
+        }
         return
       case 'hq':
         this.#peers.seen(m.tab)
@@ -518,6 +601,11 @@ export class CrossTabPool implements ListenerPool {
   #follow(tab: string): void {
     this.#leader = tab
     for (const [listener, sub] of this.#mine) {
+      // Served by this tab itself (the last leader did not answer): the new leader is asked.
+      if (sub.local) {
+        this.#local.release(listener)
+        sub.local = false
+      }
       this.#gap(listener, sub, 'another tab holds the sockets now')
       this.#subscribeRemote(sub)
     }

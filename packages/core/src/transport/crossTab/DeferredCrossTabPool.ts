@@ -121,7 +121,7 @@ export class DeferredCrossTabPool implements ListenerPool {
   }
 
   stats(): CrossTabStats {
-    return this.real ? this.real.stats() : { role: 'follower', tabs: 1, dropped: 0 }
+    return this.real ? this.real.stats() : { role: 'follower', tabs: 1, dropped: 0, fallbacks: 0 }
   }
 
   #handOver(pool: ListenerPool): void {
@@ -139,5 +139,5 @@ export class DeferredCrossTabPool implements ListenerPool {
 const singleTab: Pick<CrossTabPool, 'claim' | 'isNotifier' | 'stats'> = {
   claim: () => () => {},
   isNotifier: () => true,
-  stats: () => ({ role: 'leader', tabs: 1, dropped: 0 }),
+  stats: () => ({ role: 'leader', tabs: 1, dropped: 0, fallbacks: 0 }),
 }

@@ -2,6 +2,7 @@ import type { NotificationsConfig } from '../../config/types.js'
 import { ServiceError } from '../../errors/ServiceError.js'
 import { sealRaw } from '../../protocol/frame.js'
 import { protocolOf } from '../../protocol/protocols.js'
+import { capDelay } from '../../utils/capDelay.js'
 import type { HistoryReader } from '../ListenerPool.js'
 import type { SocketPool } from '../SocketPool.js'
 import { DeferredCrossTabPool } from './DeferredCrossTabPool.js'
@@ -20,6 +21,8 @@ export function createCrossTabPool(
   warn: (message: string) => void,
   /** how this tab reads history (the leader reads for every tab through it) */
   read: HistoryReader,
+  /** how long a follower waits for the leader's answer to a history read before it reads itself */
+  answerMs: number,
 ): DeferredCrossTabPool | undefined {
   const locks = (globalThis as { navigator?: { locks?: LocksLike } }).navigator?.locks
   if (typeof BroadcastChannel !== 'function' || typeof locks?.request !== 'function') {
@@ -28,6 +31,6 @@ export function createCrossTabPool(
   }
   const doc = (globalThis as { document?: { visibilityState?: string } }).document
   const name = (option === true ? undefined : option.name) ?? 'default'
-  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read, { ServiceError, sealRaw, protocolOf }))
+  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read, { ServiceError, sealRaw, protocolOf, capDelay }, answerMs))
   return new DeferredCrossTabPool(local, load, warn, read)
 }

@@ -4,24 +4,46 @@ import type { Notification } from '../../protocol/types.js'
 import type { CrossTabKit } from './CrossTabKit.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../TransportEvent.js'
 
-/** Version of the messages tabs exchange; a tab of another version is foreign. */
-export const TAB_PROTOCOL = 1
+/**
+ * Version of the messages tabs exchange. It changes whenever a message is added or changes (the
+ * golden test in tabMessages.test.ts fails until it does): tabs of another version never share
+ * (their locks and channel have other names, see `tabNames`), so a page of the previous release and a
+ * page of this one each keep their own sockets instead of waiting on messages the other drops.
+ * 1: the first cross-tab release; 2: history reads asked of the leader (`hq`/`hr`).
+ */
+export const TAB_PROTOCOL = 2
+
+/** Every kind of message of this version, in the order they were added. */
+export const TAB_MESSAGE_KINDS = ['beat', 'leader', 'bye', 'handoff', 'sub', 'unsub', 'n', 'e', 'c', 'hq', 'hr'] as const
+
+/**
+ * The lock and channel names of a cross-tab pool: the `name` option and the protocol version, so tabs
+ * of another version elect and talk apart. Version 1 named them without a version.
+ *
+ * @example
+ * tabNames('default') // 'solver-notifications:default:v2'
+ */
+export function tabNames(name: string): string {
+  return `solver-notifications:${name}:v${TAB_PROTOCOL}`
+}
+
+type V = typeof TAB_PROTOCOL
 
 /** Every message between tabs (docs/architecture.md, "Cross-tab"); `to` addresses one tab, the rest are for all. */
 export type TabMessage =
-  | { v: 1; t: 'beat'; tab: string; visible: boolean; leader: boolean; once: string[] }
-  | { v: 1; t: 'leader'; tab: string }
-  | { v: 1; t: 'bye'; tab: string }
-  | { v: 1; t: 'handoff'; tab: string; to: string }
-  | { v: 1; t: 'sub'; tab: string; to: string; sid: string; chainId: number; solverId: string; account: string }
-  | { v: 1; t: 'unsub'; tab: string; to: string; sid: string }
-  | { v: 1; t: 'n'; tab: string; to: string; sid: string; n: Notification }
-  | { v: 1; t: 'e'; tab: string; to: string; sid: string; e: WireEvent }
-  | { v: 1; t: 'c'; tab: string; to: string; sid: string }
+  | { v: V; t: 'beat'; tab: string; visible: boolean; leader: boolean; once: string[] }
+  | { v: V; t: 'leader'; tab: string }
+  | { v: V; t: 'bye'; tab: string }
+  | { v: V; t: 'handoff'; tab: string; to: string }
+  | { v: V; t: 'sub'; tab: string; to: string; sid: string; chainId: number; solverId: string; account: string }
+  | { v: V; t: 'unsub'; tab: string; to: string; sid: string }
+  | { v: V; t: 'n'; tab: string; to: string; sid: string; n: Notification }
+  | { v: V; t: 'e'; tab: string; to: string; sid: string; e: WireEvent }
+  | { v: V; t: 'c'; tab: string; to: string; sid: string }
   /** a history read asked of the leader (one reader per stream key per browser) */
-  | { v: 1; t: 'hq'; tab: string; to: string; rid: string; chainId: number; solverId: string; account: string; since: number; maxRows: number; poll: number | undefined }
+  | { v: V; t: 'hq'; tab: string; to: string; rid: string; chainId: number; solverId: string; account: string; since: number; maxRows: number; poll: number | undefined }
   /** its answer: what history had, or the error */
-  | { v: 1; t: 'hr'; tab: string; to: string; rid: string; answer: WireAnswer }
+  | { v: V; t: 'hr'; tab: string; to: string; rid: string; answer: WireAnswer }
 
 /** A history answer as it crosses tabs (an error travels as its code, message and Retry-After). */
 export type WireAnswer =
@@ -54,35 +76,35 @@ export function parseTabMessage(data: unknown, kit: CrossTabKit): TabMessage | u
   switch (data.t) {
     case 'beat':
       return typeof data.visible === 'boolean' && typeof data.leader === 'boolean' && Array.isArray(data.once) && data.once.every(str)
-        ? { v: 1, t: 'beat', tab: data.tab as string, visible: data.visible, leader: data.leader, once: data.once as string[] }
+        ? { v: TAB_PROTOCOL, t: 'beat', tab: data.tab as string, visible: data.visible, leader: data.leader, once: data.once as string[] }
         : undefined
     case 'leader':
     case 'bye':
-      return { v: 1, t: data.t, tab: data.tab as string }
+      return { v: TAB_PROTOCOL, t: data.t, tab: data.tab as string }
     case 'handoff':
-      return addressed ? { v: 1, t: 'handoff', tab: data.tab as string, to: data.to as string } : undefined
+      return addressed ? { v: TAB_PROTOCOL, t: 'handoff', tab: data.tab as string, to: data.to as string } : undefined
     case 'sub':
       return addressed && str(data.sid) && typeof data.chainId === 'number' && str(data.solverId) && str(data.account)
-        ? { v: 1, t: 'sub', tab: data.tab as string, to: data.to as string, sid: data.sid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string }
+        ? { v: TAB_PROTOCOL, t: 'sub', tab: data.tab as string, to: data.to as string, sid: data.sid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string }
         : undefined
     case 'unsub':
     case 'c':
-      return addressed && str(data.sid) ? { v: 1, t: data.t, tab: data.tab as string, to: data.to as string, sid: data.sid as string } : undefined
+      return addressed && str(data.sid) ? { v: TAB_PROTOCOL, t: data.t, tab: data.tab as string, to: data.to as string, sid: data.sid as string } : undefined
     case 'n': {
       const n = addressed && str(data.sid) ? readNotification(data.n, kit) : undefined
-      return n ? { v: 1, t: 'n', tab: data.tab as string, to: data.to as string, sid: data.sid as string, n } : undefined
+      return n ? { v: TAB_PROTOCOL, t: 'n', tab: data.tab as string, to: data.to as string, sid: data.sid as string, n } : undefined
     }
     case 'e': {
       const e = addressed && str(data.sid) ? readEvent(data.e) : undefined
-      return e ? { v: 1, t: 'e', tab: data.tab as string, to: data.to as string, sid: data.sid as string, e } : undefined
+      return e ? { v: TAB_PROTOCOL, t: 'e', tab: data.tab as string, to: data.to as string, sid: data.sid as string, e } : undefined
     }
     case 'hq':
       return addressed && str(data.rid) && typeof data.chainId === 'number' && str(data.solverId) && str(data.account) && typeof data.since === 'number' && typeof data.maxRows === 'number' && (data.poll === undefined || typeof data.poll === 'number')
-        ? { v: 1, t: 'hq', tab: data.tab as string, to: data.to as string, rid: data.rid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string, since: data.since, maxRows: data.maxRows, poll: data.poll as number | undefined }
+        ? { v: TAB_PROTOCOL, t: 'hq', tab: data.tab as string, to: data.to as string, rid: data.rid as string, chainId: data.chainId, solverId: data.solverId as string, account: data.account as string, since: data.since, maxRows: data.maxRows, poll: data.poll as number | undefined }
         : undefined
     case 'hr': {
       const answer = addressed && str(data.rid) ? readAnswer(data.answer, kit) : undefined
-      return answer ? { v: 1, t: 'hr', tab: data.tab as string, to: data.to as string, rid: data.rid as string, answer } : undefined
+      return answer ? { v: TAB_PROTOCOL, t: 'hr', tab: data.tab as string, to: data.to as string, rid: data.rid as string, answer } : undefined
     }
     default:
       return undefined
