@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the packed tarballs of core, testkit and relay into a throwaway project and runs what users run:
 # Node ESM and CommonJS (subscribe + search against the simulator), TypeScript in four module
-# resolutions with skipLibCheck false, Jest, and Bun and Deno clients. Needs `pnpm build` first.
+# resolutions with skipLibCheck false, Jest (and its default fake timers), and Bun and Deno clients. Needs `pnpm build` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -64,6 +64,9 @@ for mode in "commonjs node10" "node16 node16" "nodenext nodenext" "esnext bundle
   echo "typescript module $1, moduleResolution $2: ok"
 done
 npx jest --ci --silent smoke.test.cjs 2>&1 | tail -3
+# Jest's default fake timers (nextTick and queueMicrotask faked too, as in React Native's Jest) drive a
+# client on the in-memory simulator with the *Async clock APIs (docs/guide/testing.md).
+npx jest --ci --silent smoke.faketimers.test.cjs 2>&1 | tail -3
 # Jest with the jsdom environment, against a simulator in Node (jsdom's WebSocket is the client's).
 node sim-server.mjs rasa > urls-jsdom.txt &
 server=$!

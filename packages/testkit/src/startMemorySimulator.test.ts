@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type MemorySimulator, MemoryWebSocket, memoryFetch, startMemorySimulator } from './memory.js'
 
 const account = '0xabc0000000000000000000000000000000000001'
@@ -33,6 +33,26 @@ function watch(ws: MemoryWebSocket) {
 }
 
 describe('MemoryWebSocket', () => {
+  it("never makes the simulator wait for the client's clock: publish and dropAll settle under fake timers before the clock moves (Jest's defaults)", async () => {
+    const sim = await start({ protocol: 'enigma' })
+    const ws = new MemoryWebSocket(sim.wsUrl)
+    const seen = watch(ws)
+    await seen.next('open')
+    ws.send(JSON.stringify({ channel_patterns: [{ app_name: sim.channel, address: account, primary_identifier: '*', secondary_identifier: '*' }] }))
+    await sim.waitForSubscribers(account)
+    vi.useFakeTimers()
+    try {
+      // Awaited before the clock is advanced: it used to wait for the client's (faked) timer for ever.
+      await sim.publish({ quote_id: 3, counterparty_address: account })
+      await sim.dropAll(4001)
+      expect(seen.events).toEqual(['open'])
+      await vi.advanceTimersByTimeAsync(10)
+      expect(seen.events).toEqual(['open', expect.stringMatching(/^message .*"quote_id":3/), 'close 4001'])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('opens asynchronously, subscribes, gets published frames in order, and a server close reaches it with its code', async () => {
     const sim = await start({ protocol: 'rasa' })
     const ws = new MemoryWebSocket(sim.wsUrl)
@@ -44,7 +64,10 @@ describe('MemoryWebSocket', () => {
     await sim.waitForSubscribers(account)
     await sim.publish({ quote_id: 1, counterparty_address: account })
     await sim.publish({ quote_id: 2, counterparty_address: account })
+    // The simulator's promises settle once a step is on the way (as over TCP), not once the client saw it.
+    const closed = seen.next('close')
     await sim.dropAll(4000)
+    await closed
     expect(seen.events).toEqual(['open', expect.stringMatching(/^message .*"quote_id":1/), expect.stringMatching(/^message .*"quote_id":2/), 'close 4000'])
     expect(ws.readyState).toBe(3)
     expect(sim.connections()).toEqual([])
@@ -77,7 +100,9 @@ describe('MemoryWebSocket', () => {
     await refused.next('close')
     expect(refused.events).toEqual(['error', 'close 1006'])
     // rotating the token closes the sockets dialed with the old one with 4001
+    const rotated = ok.next('close')
     await sim.rotateToken('t2')
+    await rotated
     expect(ok.events).toEqual(['open', 'close 4001'])
   })
 })

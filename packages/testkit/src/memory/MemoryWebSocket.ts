@@ -35,8 +35,6 @@ export class MemoryWebSocket {
   onerror: ((event: unknown) => void) | null = null
   readonly #listeners = new Map<string, Set<Listener>>()
   #server: SimConnection | undefined
-  /** resolves the server side's close once the client has seen it */
-  #closedWaiters: Array<() => void> = []
 
   constructor(url: string | URL) {
     this.url = String(url)
@@ -95,7 +93,6 @@ export class MemoryWebSocket {
     this.readyState = 3
     this.#server = undefined
     this.#emit('close', { code, reason, wasClean })
-    for (const resolve of this.#closedWaiters.splice(0)) resolve()
   }
 
   #dial(): void {
@@ -127,34 +124,31 @@ export class MemoryWebSocket {
     this.#closed(1006, '', false)
   }
 
-  /** The simulator's end of this socket. */
+  /**
+   * The simulator's end of this socket. Its promises settle once the step is on the way (as a TCP
+   * write settles once written), not when the client has seen it: a test under fake timers awaits
+   * `publish` or `dropAll` before it advances the clock, so waiting for the client's (faked) clock here
+   * would deadlock it (Jest's default fake timers, docs/guide/testing.md).
+   */
   #socketForServer(): SimSocket {
-    const closedFromServer = (code: number, reason: string, clean: boolean) =>
-      new Promise<void>((resolve) => {
-        if (this.readyState === 3) {
-          resolve()
-          return
-        }
-        this.#closedWaiters.push(resolve)
-        if (this.readyState === 2) return
+    // Frames sent before the close reach the client before it (one FIFO of steps); none after it.
+    let closing = false
+    const closedFromServer = (code: number, reason: string, clean: boolean) => {
+      if (closing || this.readyState === 3 || this.readyState === 2) return Promise.resolve()
+      closing = true
+      later(() => {
+        if (this.readyState === 3) return
         this.readyState = 2
-        later(() => {
-          this.#server?.closed(clean ? code : 1006)
-          this.#closed(clean ? code : 1006, clean ? reason : '', clean)
-        })
+        this.#server?.closed(clean ? code : 1006)
+        this.#closed(clean ? code : 1006, clean ? reason : '', clean)
       })
+      return Promise.resolve()
+    }
     return {
-      send: (text) =>
-        new Promise<void>((resolve) => {
-          if (this.readyState !== 1) {
-            resolve()
-            return
-          }
-          later(() => {
-            if (this.readyState === 1) this.#emit('message', { data: text })
-            resolve()
-          })
-        }),
+      send: (text) => {
+        if (this.readyState === 1 && !closing) later(() => this.readyState === 1 && this.#emit('message', { data: text }))
+        return Promise.resolve()
+      },
       close: (code, reason) => closedFromServer(code, reason, true),
       terminate: () => closedFromServer(1006, '', false),
     }
