@@ -20,7 +20,7 @@ export interface ClientStats extends TransportStats {
   /** timers pending inside the client (linger, backoff, heartbeat, connect timeout, backfill retry, sweep); 0 when idle */
   timers: number
   /** with `crossTab` in a browser: this tab's role, the tabs sharing, messages dropped as foreign or malformed */
-  crossTab?: { role: 'leader' | 'follower'; tabs: number; dropped: number }
+  crossTab?: { role: 'leader' | 'follower'; tabs: number; dropped: number; fallbacks: number }
 }
 
 /** Fresh counters; the transport increments its part, resume streams theirs. */

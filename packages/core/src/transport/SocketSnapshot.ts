@@ -14,6 +14,11 @@ export interface StreamSnapshot {
   watermark: number
   /** live frames held while a backfill runs */
   held: number
+  /**
+   * whether it is still catching up: a gap not backfilled yet, a backfill in flight or a retry armed
+   * (what tells a stream that is behind from one that settled: a test waits on it, never on a window)
+   */
+  catchingUp: boolean
   /** its newest notifications (up to 100, oldest first), recorded from the first time it was inspected */
   recent: ReadonlyArray<{ readonly quoteId: number; readonly type: string; readonly lastSeenAction: string | null; readonly modifyTime: number | null; readonly source: 'live' | 'backfill' }>
   /** the last backfill status this stream reported, if any */

@@ -12,7 +12,7 @@ export class Timers {
     const handle = setTimeout(() => {
       this.#live.delete(handle)
       fn()
-    }, ms > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS : ms)
+    }, Math.min(ms, MAX_TIMEOUT_MS))
     this.#live.add(handle)
     return handle
   }

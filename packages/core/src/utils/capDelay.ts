@@ -10,5 +10,6 @@ export const MAX_DELAY_MS = 3_600_000
  * capDelay(9_999_999_000) // 3_600_000
  */
 export function capDelay(ms: number): number {
-  return ms > MAX_DELAY_MS ? MAX_DELAY_MS : ms > 0 ? ms : 0
+  // NaN and negatives wait nothing.
+  return ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0
 }

@@ -122,7 +122,9 @@ async function run(actions: Action[]): Promise<string | undefined> {
   for (const a of actions) {
     switch (a.kind) {
       case 'publish': {
-        if (!a.sameSecond) clock++
+        // The service's clock is this machine's: a publish is stamped now (a second later unless `sameSecond`).
+        if (!a.sameSecond) vi.setSystemTime(Date.now() + 1_000)
+        clock = Math.floor(Date.now() / 1000)
         const n = seq++
         const owner = n % 5 === 4 ? other : account
         const row: Row = {
@@ -161,7 +163,6 @@ async function run(actions: Action[]): Promise<string | undefined> {
         break
       }
       case 'wait':
-        clock += Math.floor(a.ms / 1000)
         await vi.advanceTimersByTimeAsync(a.ms)
         break
     }

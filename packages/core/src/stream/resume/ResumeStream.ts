@@ -12,7 +12,7 @@ import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
 import { CheckpointWriter } from './CheckpointWriter.js'
 import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
-import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
+import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, isArmed, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
 
 export type { ResumeSettings } from './resumeOptions.js'
 export type { ResumePhase } from './resumeReducer.js'
@@ -369,8 +369,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     // Recording starts when someone looks, so a stream nobody inspects keeps nothing.
     const looked = (this.#looked ??= {})
     looked.recent ??= []
-    const { phase, watermark } = this.#state
-    return { account, phase, watermark, held: this.#holdback.heldCount, recent: [...looked.recent], lastBackfill: this.#lastBackfill }
+    const { phase, watermark, gapFrom, nextGap, running } = this.#state
+    const catchingUp = phase !== 'live' || gapFrom !== undefined || nextGap !== undefined || running !== undefined || isArmed(this.#state, 'retry')
+    return { account, phase, watermark, held: this.#holdback.heldCount, catchingUp, recent: [...looked.recent], lastBackfill: this.#lastBackfill }
   }
 
   /** What inspection records: made at the first look (a stream nobody inspects has none). */
