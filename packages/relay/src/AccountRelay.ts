@@ -1,7 +1,7 @@
 import { type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
-import type { JetStreamPublisher } from './JetStreamPublisher.js'
+import type { JetStreamPublisher, PublishError } from './JetStreamPublisher.js'
 import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
 import type { RelayLogger } from './relayLogger.js'
 import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
@@ -176,10 +176,13 @@ export class AccountRelay {
   }
 
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
-  private async retry(p: Pending, cause: Error): Promise<void> {
+  private async retry(p: Pending, cause: PublishError): Promise<void> {
     const { metrics } = this.ctx
     metrics.retries++
-    if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key }, `${this.watched.key}: publish failed (${cause.message}); retrying`)
+    // Every publish JetStream did not store is a PUBLISH error with its cause (the README's alert), but a
+    // relay letting the account go is not one.
+    if (!this.stopped) metrics.publishFailed(cause.kind)
+    if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key, cause: cause.kind }, `${this.watched.key}: publish failed (${cause.message}); retrying`)
     const missing = await this.ctx.streamLost().catch(() => false)
     // A missing stream is an error an operator must hear about, every time it costs a publish.
     if (missing) metrics.error('STREAM_MISSING')
@@ -215,6 +218,8 @@ export class AccountRelay {
   /** Out of its hub now (no more frames); {@link stop} then waits for what is in flight. */
   detach(): void {
     this.subscription?.unsubscribe()
+    // Its first backfill will never come now: whoever waits for it (the batch being opened) goes on at once.
+    this.settleFirstBackfill?.()
   }
 
   /**
@@ -225,6 +230,7 @@ export class AccountRelay {
   async stop(graceMs = 5_000, forget = false): Promise<void> {
     if (this.stopped) return
     this.subscription?.unsubscribe()
+    this.settleFirstBackfill?.()
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     this.stopped = true

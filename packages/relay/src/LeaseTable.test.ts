@@ -2,7 +2,7 @@ import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { expect, it } from 'vitest'
 import { natsAvailable, startNats } from '../test/natsServer.js'
-import { LeaseTable } from './LeaseTable.js'
+import { LeaseTable, MAX_CLOCK_SKEW_MS, MAX_UNANNOUNCED_TTL_MS, leaseValue } from './LeaseTable.js'
 
 it.skipIf(!natsAvailable)('a renewal that landed without its answer is still ours; one another relay wrote is lost', async () => {
   const nats = await startNats()
@@ -48,6 +48,26 @@ it.skipIf(!natsAvailable)('an entry that is not a lease (not JSON, null, the wro
   await kv.put('partitions.e', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }))
   table.onEntry('e', (await kv.get('partitions.e'))!)
   expect(await table.take('e')).toBeUndefined()
+  // A relay running with a longer TTL (a deployment changing it, relay by relay) is judged by its own
+  // announced TTL, and one that announces none (an older release) by the longest any relay runs with.
+  const longer = { f: leaseValue('slow-ttl', Date.now() + 55_000, 60_000), g: JSON.stringify({ owner: 'older-release', expires: Date.now() + 55_000 }) }
+  for (const [key, value] of Object.entries(longer)) {
+    await kv.put(`partitions.${key}`, value)
+    table.onEntry(key, (await kv.get(`partitions.${key}`))!)
+    expect(await table.take(key), `partition ${key} (${value}) was taken from a healthy relay`).toBeUndefined()
+  }
+  // Announcing a TTL does not make an expiry far beyond it healthy.
+  await kv.put('partitions.h', leaseValue('liar', Date.now() + 3_600_000, 15_000))
+  table.onEntry('h', (await kv.get('partitions.h'))!)
+  expect(await table.take('h')).toBeDefined()
+  expect(reported).toEqual(['a: not JSON', 'b: wrong shape', 'c: wrong shape', 'd: from the future', 'h: from the future'])
   await nc.close()
   await nats.close()
+})
+
+it('the stored lease is pinned (old and new relays read each other during a rolling upgrade): golden value', () => {
+  // Changing this shape breaks relays of two releases side by side: it needs a migration path first.
+  expect(leaseValue('relay-a', 1_763_700_000_000, 15_000)).toBe('{"owner":"relay-a","expires":1763700000000,"ttlMs":15000}')
+  expect(MAX_UNANNOUNCED_TTL_MS).toBe(600_000)
+  expect(MAX_CLOCK_SKEW_MS).toBe(30_000)
 })

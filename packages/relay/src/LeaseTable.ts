@@ -9,6 +9,24 @@ interface Lease {
 /** How far a lease's expiry may lie beyond its TTL (clocks of two relays disagree this much at most). */
 export const MAX_CLOCK_SKEW_MS = 30_000
 
+/**
+ * The TTL a lease is judged by when its owner does not announce one (relays before the announcement,
+ * e.g. 72bbfc5): no relay runs with more, so only an expiry beyond it (plus the skew) is garbage.
+ */
+export const MAX_UNANNOUNCED_TTL_MS = 10 * 60_000
+
+/**
+ * A lease as stored: `{ owner, expires, ttlMs }` (`ttlMs`: the TTL its owner runs with, so a reader with
+ * another TTL judges it by its owner's, not its own). Pinned by the golden test in LeaseTable.test.ts:
+ * old and new relays read each other's leases during a rolling upgrade.
+ *
+ * @example
+ * leaseValue('relay-a', 1_763_700_000_000, 15_000) // '{"owner":"relay-a","expires":1763700000000,"ttlMs":15000}'
+ */
+export function leaseValue(owner: string, expires: number, ttlMs: number): string {
+  return JSON.stringify({ owner, expires, ttlMs })
+}
+
 /** Why a lease entry is not a lease: it is then treated as expired, so the next take overwrites it by revision. */
 export type GarbageLease = 'not JSON' | 'wrong shape' | 'from the future'
 
@@ -42,13 +60,16 @@ export class LeaseTable {
       this.garbage(key, 'not JSON', e.revision)
       return
     }
-    const lease = v as { owner?: unknown; expires?: unknown } | null
+    const lease = v as { owner?: unknown; expires?: unknown; ttlMs?: unknown } | null
     if (typeof lease !== 'object' || lease === null || typeof lease.owner !== 'string' || lease.owner === '' || typeof lease.expires !== 'number' || !Number.isFinite(lease.expires)) {
       this.garbage(key, 'wrong shape', e.revision)
       return
     }
-    // No relay writes an expiry further out than its TTL: one far beyond it would hold the partition for ever.
-    if (lease.expires > Date.now() + this.ttlMs + MAX_CLOCK_SKEW_MS) {
+    // No relay writes an expiry further out than its TTL: one far beyond it would hold the partition for
+    // ever. Judged by the TTL its owner announces (a deployment changing its TTL runs both side by side),
+    // else by the longest any relay runs with.
+    const announced = typeof lease.ttlMs === 'number' && Number.isFinite(lease.ttlMs) && lease.ttlMs > 0 ? lease.ttlMs : MAX_UNANNOUNCED_TTL_MS
+    if (lease.expires > Date.now() + Math.max(this.ttlMs, announced) + MAX_CLOCK_SKEW_MS) {
       this.garbage(key, 'from the future', e.revision)
       return
     }
@@ -68,6 +89,11 @@ export class LeaseTable {
     } catch {
       return undefined // someone else got it first, or our view was stale: the next tick looks again
     }
+  }
+
+  /** The lease of `key` as last seen, expired or not (owner `''` for garbage). */
+  entryOf(key: string): { owner: string; revision: number } | undefined {
+    return this.leases.get(key)
   }
 
   /** Who holds `key` unexpired (this relay included); undefined when nobody does. */
@@ -135,6 +161,6 @@ export class LeaseTable {
   }
 
   private value(): string {
-    return JSON.stringify({ owner: this.owner, expires: Date.now() + this.ttlMs })
+    return leaseValue(this.owner, Date.now() + this.ttlMs, this.ttlMs)
   }
 }

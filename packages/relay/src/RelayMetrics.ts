@@ -48,12 +48,29 @@ class SlidingMax {
 /** Seconds from receiving a notification to JetStream's acknowledgement: loopback is sub-millisecond, a far NATS or a backlog seconds. */
 const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+let processRegistry: Registry | undefined
+
+/**
+ * The process metrics (CPU, memory, event loop, GC), collected once per process and shared by every relay
+ * in it: `collectDefaultMetrics` starts a GC observer that is never stopped and holds its registry, so one
+ * per relay kept every relay started and closed in a process (6 MiB each, tests and embedders).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
 /**
  * The relay's counters and its Prometheus registry. The parts of the relay bump plain numbers (a
  * publish costs no label lookup); the registry copies them into `solver_relay_*` metrics when scraped.
  */
 export class RelayMetrics {
-  readonly registry = new Registry()
+  /** `solver_relay_*` (this relay's) and the process metrics (one set per process, shared) */
+  readonly registry: Registry
+  readonly #own = new Registry()
   received = 0
   published = 0
   duplicates = 0
@@ -70,12 +87,13 @@ export class RelayMetrics {
   misplacedKeys = 0
   private readonly streams = new Map<string, StreamCount>()
   private readonly errorCodes = new Map<string, number>()
+  private readonly publishFailures = new Map<string, number>()
   private readonly backfillResults = { finished: 0, truncated: 0 }
   private readonly lag = new SlidingMax(10)
   private readonly ack: Histogram
 
   constructor(source: MetricsSource) {
-    const registers = [this.registry]
+    const registers = [this.#own]
     const counter = (name: string, help: string, labelNames: string[], read: (set: (labels: Record<string, string>, value: number) => void) => void) =>
       new Counter({
         name,
@@ -121,13 +139,16 @@ export class RelayMetrics {
     counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST).', ['code'], (set) => {
       for (const [code, n] of this.errorCodes) set({ code }, n)
     })
+    counter('solver_relay_publish_failures_total', 'Publishes JetStream did not store, by cause: permission (the NATS user may not publish the subject), stream-full (limits with discard new), no-stream, refused, timeout, closed. Each is also a PUBLISH error; the checkpoint stays behind it and it is retried.', ['cause'], (set) => {
+      for (const [cause, n] of this.publishFailures) set({ cause }, n)
+    })
     counter('solver_relay_lease_takeovers_total', 'Partitions (with accounts) taken over from a relay whose lease had expired (it died or stalled).', [], (set) => set({}, this.takeovers))
     counter('solver_relay_bucket_entries_total', 'Entries of the accounts bucket this relay\'s watch delivered: every entry at start, then changes (a NATS reconnect resumes after the last revision seen).', [], (set) => set({}, this.bucketEntries))
     counter('solver_relay_misplaced_keys_total', 'Keys of the accounts bucket that are not where this layout stores an account (the old unpartitioned form, or another partition than its own): logged once each, not watched, not counted in solver_relay_accounts.', [], (set) => set({}, this.misplacedKeys))
     counter('solver_relay_garbage_leases_total', 'Entries of the leases bucket that were not leases (not JSON, the wrong shape, an expiry beyond TTL + clock skew): logged once each, treated as expired and taken over by revision.', [], (set) => set({}, this.garbageLeases))
     counter('solver_relay_handoffs_total', 'Partitions (with accounts) handed over on purpose (rebalance, drain): checkpoints written, then the lease released.', [], (set) => set({}, this.handoffs))
     gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))
-    collectDefaultMetrics({ register: this.registry })
+    this.registry = Registry.merge([this.#own, processMetrics()])
   }
 
   /** The counter of one solver stream (chain, solver, protocol): made once per account, bumped per notification. */
@@ -151,6 +172,12 @@ export class RelayMetrics {
 
   error(code: string): void {
     this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1)
+  }
+
+  /** A publish JetStream did not store: a PUBLISH error, and counted by its cause. */
+  publishFailed(cause: string): void {
+    this.error('PUBLISH')
+    this.publishFailures.set(cause, (this.publishFailures.get(cause) ?? 0) + 1)
   }
 
   backfill(result: 'finished' | 'truncated'): void {

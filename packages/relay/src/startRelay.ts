@@ -244,15 +244,18 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const handing = c.opener.open.size
     const started = Date.now()
     logger.info({ accounts: handing, partitions: c.slots.size }, 'drain started: handing accounts over (checkpoints first)')
-    // Renewals go on while the accounts are handed over (a drain may take longer than a lease).
+    // The heartbeat goes first: the others plan without this relay at once (their watch sees it) and take
+    // each partition the moment its lease is given back, instead of planning it here until it expires.
+    // Renewals go on while the accounts are handed over (a drain may take longer than a lease); the rounds
+    // write no heartbeat while draining.
+    const left = membership.leave()
     await c.drain()
     await c.opener.running
     await c.opener.closeAll(c.opener.open.keys())
     closed = true
     c.close()
     await liveness.stop()
-    // Leaving deletes the heartbeat: the others look again at once (their watch sees it), not at their next round.
-    await membership.leave()
+    await left
     for (const w of watches) w.stop()
     client.close()
     publisher.close()

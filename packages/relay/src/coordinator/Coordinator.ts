@@ -77,6 +77,11 @@ export class Coordinator {
   /** drains waiting for the last slot to go */
   #emptied: Array<() => void> = []
   #moves = noMoves()
+  /** the timed fence: armed at the slots' next `confirmedUntil` (see {@link Coordinator.#armFence}) */
+  #fenceTimer: ReturnType<typeof setTimeout> | undefined
+  #fenceAt: number | undefined
+  /** a slot event was applied since the fence was last armed */
+  #slotsChanged = false
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.slots = new PartitionSlots({ leaseTtlMs: deps.leaseTtlMs, fenceMarginMs: deps.fenceMarginMs })
@@ -124,6 +129,7 @@ export class Coordinator {
           }
         }
         if (this.slots.size === 0 && this.#emptied.length > 0) for (const resolve of this.#emptied.splice(0)) resolve()
+        if (this.#slotsChanged) this.#armFence()
       } finally {
         this.#applying = false
       }
@@ -144,6 +150,31 @@ export class Coordinator {
   close(): void {
     this.#closed = true
     this.#reads.close()
+    clearTimeout(this.#fenceTimer)
+    this.#fenceTimer = undefined
+  }
+
+  /**
+   * Fencing is local and timed: a partition whose lease was not renewed by its expiry less the margin is
+   * stopped at that moment by this relay's own timer, whether NATS answers or not and whatever the
+   * liveness round is waiting for (a relay cut off from NATS, renewals slower than the margin). A round
+   * used to be the only place it happened, after the heartbeat answered.
+   */
+  #armFence(): void {
+    this.#slotsChanged = false
+    const at = this.#closed ? undefined : this.slots.nextFence()
+    if (at === this.#fenceAt) return
+    clearTimeout(this.#fenceTimer)
+    this.#fenceAt = at
+    this.#fenceTimer = undefined
+    if (at === undefined) return
+    this.#fenceTimer = setTimeout(() => {
+      this.#fenceTimer = undefined
+      this.#fenceAt = undefined
+      void this.dispatch({ type: 'fence', now: Date.now() })
+    }, Math.max(0, at - Date.now()))
+    // A fence timer alone never keeps a process alive that has nothing else to do.
+    this.#fenceTimer.unref?.()
   }
 
   /** Whether its accounts are this relay's. */
@@ -181,12 +212,14 @@ export class Coordinator {
         this.#leaseEntry(event.entry)
         return []
       case 'readDone': {
+        this.#slotsChanged = true
         const waits = this.#run(this.slots.apply({ type: 'read', partition: event.partition, epoch: event.epoch, ok: event.ok }))
         // A failed read proves nothing, and a partition let go (or taken again) meanwhile is not this read's.
         if (event.ok && this.slots.isMine(event.partition, event.epoch)) for (const key of this.#reads.missing(event)) this.#removeAccount(key, event.partition)
         return waits
       }
       default:
+        this.#slotsChanged = true
         return this.#run(this.slots.apply(event))
     }
   }
@@ -364,6 +397,14 @@ export class Coordinator {
     } else if (kind === 'partitions') {
       this.deps.leases.onEntry(key, e)
       if (e.operation !== 'PUT' && Number(key) >= 0) this.deps.livenessSoon()
+      // Another relay's take of a lease this one holds (it judged it expired: a clock, a TTL, a cut): this
+      // relay stops the partition the moment it sees it, not at its next renewal or checkpoint write.
+      const partition = Number(key)
+      const slot = this.slots.get(partition)
+      const entry = this.deps.leases.entryOf(key)
+      if (e.operation === 'PUT' && slot && this.slots.holds(partition) && e.revision > slot.revision && entry?.owner !== this.deps.id) {
+        void this.dispatch({ type: 'lose', partition, why: entry?.owner ? `${entry.owner} took its lease` : 'its lease was overwritten' })
+      }
     }
   }
 

@@ -93,7 +93,8 @@ export class LivenessRounds {
     const { coordinator, membership, leases, id, partitions } = this.deps
     const { slots } = coordinator
     const started = Date.now()
-    if (full) {
+    // A draining relay has deleted its heartbeat (the others plan without it): it writes none again.
+    if (full && !slots.draining) {
       await membership.beat()
       this.joined = true
     }

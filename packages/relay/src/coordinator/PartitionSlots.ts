@@ -117,6 +117,16 @@ export class PartitionSlots {
     return this.#draining
   }
 
+  /**
+   * When the next held lease runs past what its last renewal confirmed (its `confirmedUntil`): the relay
+   * fences then, on a timer of its own, whether or not NATS answers and whatever its round is waiting for.
+   */
+  nextFence(): number | undefined {
+    let next: number | undefined
+    for (const slot of this.#slots.values()) if (slot.phase !== 'taking' && (next === undefined || slot.confirmedUntil < next)) next = slot.confirmedUntil
+    return next
+  }
+
   /** Whether the lease is this relay's (taken, not yet given back or lost). */
   holds(partition: number): boolean {
     const slot = this.#slots.get(partition)

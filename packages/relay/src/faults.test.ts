@@ -1,0 +1,205 @@
+import { type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, describe, expect, it } from 'vitest'
+import { until } from '../test/cluster.js'
+import { startNatsProxy } from '../test/natsProxy.js'
+import { natsAvailable, startNats } from '../test/natsServer.js'
+import { accountKey } from './accountKeys.js'
+import { addAccounts } from './accountsAdmin.js'
+import { type Relay, startRelay } from './startRelay.js'
+
+// The relay when NATS misbehaves (real nats-server): each case failed before its fix.
+
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+const address = (i: number) => `0x${(0xfa0000 + i).toString(16).padStart(40, '0')}`
+const configOf = (s: SolverSimulator) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
+
+/** Samples every relay's owned accounts until `stop`; returns each account owned by two at once, with when. */
+function watchOverlaps(relays: Relay[]) {
+  const overlaps: string[] = []
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const seen = new Map<string, number>()
+      for (const [i, r] of relays.entries()) for (const key of r.owned()) {
+        if (seen.has(key)) overlaps.push(`${key} owned by relays ${seen.get(key)} and ${i} at ${new Date().toISOString()}`)
+        seen.set(key, i)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })()
+  return {
+    overlaps,
+    stop: async () => {
+      running = false
+      await loop
+    },
+  }
+}
+
+describe.each(['blackhole', 'refuse'] as const)('a relay cut off from NATS (%s)', (mode) => {
+  it.skipIf(!natsAvailable)('stops its accounts before its leases can run out (a local, timed fence), the other takes them, never both; healed, they share again', async () => {
+    const nats = await startNats()
+    cleanups.push(() => nats.close())
+    const proxy = await startNatsProxy(nats)
+    cleanups.push(() => proxy.close())
+    const sim = await startSolverSimulator({ protocol: 'rasa' })
+    cleanups.push(() => sim.close())
+    const leaseTtlMs = 3_000
+    const cutOff = await startRelay({ config: configOf(sim), nats: { servers: proxy.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 } as never, leaseTtlMs, instanceId: 'cut-off', partitions: 32 })
+    cleanups.push(() => cutOff.close())
+    const other = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId: 'reachable', partitions: 32 })
+    cleanups.push(() => other.close())
+    const keys = Array.from({ length: 60 }, (_, i) => accountKey(1, 'beta', address(i)))
+    await addAccounts({ servers: nats.url }, keys)
+    await until(() => cutOff.owned().length + other.owned().length === 60 && cutOff.owned().length > 0, 'all 60 accounts owned, some by the relay to cut off')
+    const overlaps = watchOverlaps([cutOff, other])
+    proxy.cut(mode)
+    // The reachable relay takes everything once the cut-off relay's leases run out.
+    await until(() => other.owned().length === 60, 'the reachable relay to own all 60', 20_000)
+    expect(cutOff.owned()).toEqual([])
+    proxy.heal()
+    await until(() => cutOff.owned().length > 0 && cutOff.owned().length + other.owned().length === 60, 'the healed relay to own its share again', 30_000)
+    await overlaps.stop()
+    expect(overlaps.overlaps).toEqual([])
+  }, 90_000)
+})
+
+it.skipIf(!natsAvailable)('changing --lease-ttl-ms on a running deployment (as the README says: start relays with the new TTL, then drain the old ones): no lease judged garbage, none stolen, never owned twice', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  // The old TTL is long (35 s), the new one short (1.5 s): a relay judging leases by its own TTL saw the
+  // old relay's healthy leases as expiring "from the future" (beyond its TTL + 30 s) and took them.
+  const old = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 35_000, instanceId: 'ttl-old', partitions: 16 })
+  cleanups.push(() => old.close())
+  const keys = Array.from({ length: 40 }, (_, i) => accountKey(1, 'beta', address(100 + i)))
+  await addAccounts({ servers: nats.url }, keys)
+  await until(() => old.owned().length === 40, 'the old relay to own all 40')
+  const renewed = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'ttl-new', partitions: 16 })
+  cleanups.push(() => renewed.close())
+  const overlaps = watchOverlaps([old, renewed])
+  // The old relay hands the new one its share at its next full round (a third of its TTL).
+  await until(() => renewed.owned().length > 0 && old.owned().length + renewed.owned().length === 40, 'the new relay to get its share by handover', 30_000)
+  expect(renewed.stats().takeovers).toBe(0)
+  await old.close()
+  await until(() => renewed.owned().length === 40, 'the new relay to own all 40 after the old one drained', 20_000)
+  await overlaps.stop()
+  expect(overlaps.overlaps).toEqual([])
+  expect(renewed.stats().errors).toBe(0)
+  expect(await renewed.registry.getSingleMetricAsString('solver_relay_garbage_leases_total')).toMatch(/solver_relay_garbage_leases_total 0$/m)
+}, 90_000)
+
+it.skipIf(!natsAvailable)('a relay started and closed in a process leaves nothing behind (the process metrics are collected once per process)', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const { spawnSync } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const script = fileURLToPath(new URL('../test/relayLeak.ts', import.meta.url))
+  const run = spawnSync(process.execPath, ['--expose-gc', '--conditions=@solver-notifications/source', '--import', 'tsx', script, nats.url, '4'], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: 120_000 })
+  expect(run.status, run.stderr).toBe(0)
+  const { alive } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { alive: Record<string, number> }
+  // Every relay closed stayed alive (prom-client's GC observer, started per relay and never stopped,
+  // held its registry, whose collectors hold the coordinator, the client and both NATS connections).
+  expect(alive).toEqual({ Coordinator: 0, RelayMetrics: 0, NatsConnectionImpl: 0 })
+}, 150_000)
+
+it.skipIf(!natsAvailable)('a drain while accounts open: the heartbeat goes before the leases (the others plan without it at once), what it opens is let go at once, and the other relay owns everything', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const leaseTtlMs = 3_000
+  const staying = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId: 'staying', partitions: 16 })
+  cleanups.push(() => staying.close())
+  const leaving = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs, instanceId: 'leaving', partitions: 16 })
+  cleanups.push(() => leaving.close())
+  // Every first backfill waits: the accounts are still being opened when the drain starts.
+  const hold = sim.holdHttpAnswers()
+  cleanups.push(() => hold.release())
+  const { connect } = await import('@nats-io/transport-node')
+  const { Kvm } = await import('@nats-io/kv')
+  const nc = await connect({ servers: nats.url })
+  cleanups.push(() => nc.close())
+  const leases = await new Kvm(nc).open('solver_relay_leases')
+  const deletes: string[] = []
+  const watch = await leases.watch({ include: 'updates' as never })
+  cleanups.push(() => watch.stop())
+  void (async () => {
+    for await (const e of watch) if (e.operation !== 'PUT') deletes.push(e.key)
+  })()
+  const keys = Array.from({ length: 300 }, (_, i) => accountKey(1, 'beta', address(1_000 + i)))
+  await addAccounts({ servers: nats.url }, keys)
+  await until(() => leaving.owned().length > 0 && leaving.owned().length + staying.owned().length === 300, 'both relays to own their share')
+  await hold.held(1)
+  // Deletes before the drain are the rebalance that gave the leaving relay its share.
+  await until(() => deletes.length > 0, 'the rebalance handovers')
+  const mark = deletes.length
+  await leaving.close()
+  await until(() => staying.owned().length === 300, 'the staying relay to own all 300')
+  // The heartbeat was deleted before any lease the drain gave back (it used to go last, after a wait
+  // of up to 10 s per batch for first backfills the drain had cancelled).
+  const drained = deletes.slice(mark)
+  const heartbeat = drained.indexOf('instances.leaving')
+  const firstLease = drained.findIndex((key) => key.startsWith('partitions.'))
+  expect(heartbeat).toBeGreaterThanOrEqual(0)
+  expect(firstLease).toBeGreaterThan(heartbeat)
+})
+
+describe('JetStream refusing publishes is a PUBLISH error with its cause', () => {
+  const publishOne = async (sim: SolverSimulator, account: string, n: number) => {
+    for (let i = 0; i < n; i++) await sim.publish({ id: `p-${i}`, quote_id: 900 + i, temp_quote_id: -(900 + i), modify_time: sim.tick(), counterparty_address: account, last_seen_action: 'InstantRFQ', action_status: 'success' })
+  }
+
+  it.skipIf(!natsAvailable)('a full stream (discard new): counted by cause, and the log names it', async () => {
+    const nats = await startNats()
+    cleanups.push(() => nats.close())
+    const sim = await startSolverSimulator({ protocol: 'rasa' })
+    cleanups.push(() => sim.close())
+    const { connect } = await import('@nats-io/transport-node')
+    const { jetstreamManager } = await import('@nats-io/jetstream')
+    const nc = await connect({ servers: nats.url })
+    cleanups.push(() => nc.close())
+    // The operator's stream, limited: it refuses new messages past 2.
+    await (await jetstreamManager(nc)).streams.add({ name: 'SOLVER_NOTIFICATIONS', subjects: ['solver.notifications.>'], max_msgs: 2, discard: 'new' as never })
+    const lines: string[] = []
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 3_000, instanceId: 'full', partitions: 4, log: (line) => lines.push(line) })
+    cleanups.push(() => relay.close())
+    await addAccounts({ servers: nats.url }, [accountKey(1, 'beta', address(5_000))])
+    await until(() => relay.owned().length === 1, 'the account owned')
+    await sim.waitForSubscribers(address(5_000))
+    await publishOne(sim, address(5_000), 5)
+    await until(async () => /solver_relay_publish_failures_total\{cause="stream-full"\} [1-9]/.test(await relay.registry.metrics()), 'a publish refused as stream-full')
+    const text = await relay.registry.metrics()
+    expect(text).toMatch(/solver_relay_errors_total\{code="PUBLISH"\} [1-9]/)
+    expect(lines.some((line) => /maximum messages/.test(line))).toBe(true)
+  })
+
+  it.skipIf(!natsAvailable)("a publish the relay's NATS user may not make: counted as permission, the log names PermissionViolation (not a timeout)", async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { tmpdir } = await import('node:os')
+    const file = join(mkdtempSync(join(tmpdir(), 'relay-perm-')), 'nats.conf')
+    writeFileSync(
+      file,
+      `authorization { users = [ { user: relay, password: relay-pass, permissions: { publish: { deny: ["solver.notifications.>"] } } }, { user: admin, password: admin-pass } ] }\n`,
+    )
+    const nats = await startNats(['-c', file])
+    cleanups.push(() => nats.close())
+    const sim = await startSolverSimulator({ protocol: 'rasa' })
+    cleanups.push(() => sim.close())
+    const lines: string[] = []
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url, user: 'relay', password: 'relay-pass' }, leaseTtlMs: 3_000, instanceId: 'denied', partitions: 4, log: (line) => lines.push(line) })
+    cleanups.push(() => relay.close())
+    await addAccounts({ servers: nats.url, user: 'admin', password: 'admin-pass' }, [accountKey(1, 'beta', address(6_000))])
+    await until(() => relay.owned().length === 1, 'the account owned')
+    await sim.waitForSubscribers(address(6_000))
+    await publishOne(sim, address(6_000), 1)
+    await until(async () => /solver_relay_publish_failures_total\{cause="permission"\} [1-9]/.test(await relay.registry.metrics()), 'a publish refused for permission', 15_000)
+    expect(await relay.registry.metrics()).toMatch(/solver_relay_errors_total\{code="PUBLISH"\} [1-9]/)
+    expect(lines.some((line) => /Permissions Violation/i.test(line))).toBe(true)
+  })
+})
