@@ -4,6 +4,18 @@ import { RelayError } from './RelayError.js'
 
 export { LAYOUT } from './deployment.js'
 
+/**
+ * A heartbeat as stored (`instances.<id>`): `{ maxAccounts, expires, layout, partitions, ttlMs }` —
+ * `partitions` and `ttlMs` say what the relay runs with (repair-config and readers with another TTL use
+ * them). Pinned by the golden test in Membership.test.ts: old and new relays read each other's.
+ *
+ * @example
+ * heartbeatValue({ maxAccounts: 5_000, expires: 1_763_700_000_000, partitions: 1_024, ttlMs: 15_000 }) // '{"maxAccounts":5000,"expires":1763700000000,"layout":3,"partitions":1024,"ttlMs":15000}'
+ */
+export function heartbeatValue(beat: { maxAccounts: number; expires: number; partitions: number | undefined; ttlMs: number }): string {
+  return JSON.stringify({ maxAccounts: beat.maxAccounts, expires: beat.expires, layout: LAYOUT, partitions: beat.partitions, ttlMs: beat.ttlMs })
+}
+
 /** One live relay as the assignment sees it. */
 export interface Member {
   id: string
@@ -17,6 +29,8 @@ export interface Member {
  */
 export class Membership {
   private readonly members = new Map<string, { maxAccounts: number; expires: number; layout: number }>()
+  /** the deployment's partition count, announced in the heartbeat once known */
+  partitions: number | undefined
 
   constructor(
     private readonly kv: KV,
@@ -41,7 +55,7 @@ export class Membership {
 
   /** Writes this relay's heartbeat. */
   async beat(): Promise<void> {
-    await this.kv.put(`instances.${this.id}`, JSON.stringify({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs, layout: LAYOUT }))
+    await this.kv.put(`instances.${this.id}`, heartbeatValue({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs, partitions: this.partitions, ttlMs: this.ttlMs }))
   }
 
   /** The live members of this layout, this relay first (a relay of another layout is refused at start, see {@link refuseOtherLayouts}). */

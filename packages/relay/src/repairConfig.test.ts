@@ -37,9 +37,9 @@ it.skipIf(!natsAvailable)('an unreadable config: a new relay is refused naming r
   await leases.put('config', 'garbage')
 
   await expect(startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'next' })).rejects.toMatchObject({ code: 'LAYOUT', message: expect.stringContaining('solver-relay repair-config') })
-  // A count the keys do not fit is refused, naming a key and where it would be.
-  await expect(repairConfig({ servers: nats.url }, { partitions: 1_024 })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: expect.stringMatching(/does not fit the stored keys: "p\d+\.1\.beta\.0x/) })
-  expect(await repairConfig({ servers: nats.url })).toEqual({ repaired: true, layout: 3, partitions: 48, evidence: 'the 40 account key(s) and the partitions leased (0 to 47)' })
+  // A count the live relays do not run with is refused, naming theirs.
+  await expect(repairConfig({ servers: nats.url }, { partitions: 1_024 })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('disagrees with the live relays, which run with 48 partitions') })
+  expect(await repairConfig({ servers: nats.url })).toEqual({ repaired: true, layout: 3, partitions: 48, evidence: "the live relays' heartbeats and the 40 account key(s)" })
   expect((await leases.get('config'))?.json()).toEqual({ layout: 3, partitions: 48 })
   // Run again: nothing to repair.
   expect(await repairConfig({ servers: nats.url })).toMatchObject({ repaired: false, partitions: 48 })
@@ -50,3 +50,30 @@ it.skipIf(!natsAvailable)('an unreadable config: a new relay is refused naming r
   expect([...running.owned(), ...next.owned()].sort()).toEqual([...keys].sort())
 })
 
+
+it.skipIf(!natsAvailable)('a deployment without accounts: the live relays decide the count, and a --partitions that disagrees with them is refused (it used to write it, and accounts added later were owned by nobody)', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const relays = []
+  for (const instanceId of ['empty-a', 'empty-b']) {
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId, partitions: 32, leaseTtlMs: 3_000 })
+    cleanups.push(() => relay.close())
+    relays.push(relay)
+  }
+  await until(async () => (await Promise.all(relays.map((r) => r.ready()))).every((r) => r.ready), 'both relays ready')
+  const nc = await connect({ servers: nats.url })
+  cleanups.push(() => nc.close())
+  const leases = await new Kvm(nc).open('solver_relay_leases')
+  await leases.put('config', 'garbage')
+  await expect(repairConfig({ servers: nats.url }, { partitions: 16 })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('disagrees with the live relays, which run with 32 partitions') })
+  expect((await leases.get('config'))?.string()).toBe('garbage')
+  expect(await repairConfig({ servers: nats.url })).toEqual({ repaired: true, layout: 3, partitions: 32, evidence: "the live relays' heartbeats" })
+  // Accounts added now are owned by the two relays, all of them.
+  const third = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId: 'empty-c', leaseTtlMs: 3_000 })
+  cleanups.push(() => third.close())
+  const keys = Array.from({ length: 30 }, (_, i) => accountKey(1, 'beta', address(500 + i)))
+  await addAccounts({ servers: nats.url }, keys)
+  await until(() => [...relays, third].reduce((n, r) => n + r.owned().length, 0) === 30, 'all 30 accounts owned')
+})

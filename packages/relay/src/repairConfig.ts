@@ -21,8 +21,10 @@ export interface ConfigRepair {
  * Rewrites an unreadable deployment config (key `config` in the leases bucket) of a running layout-3 deployment,
  * by revision, with the partition count the deployment already uses: the one every stored account key agrees
  * with (`p<n>.<key>` where `n = partitionOf(key, P)`), preferring the count of partitions leased when several
- * agree; `partitions` (from `--partitions`) is checked against the keys, never trusted alone. Running relays go
- * on meanwhile (they read the config only at start); the relays refused with `LAYOUT` start after it.
+ * agree, and the count the live relays announce in their heartbeats before anything else; `partitions` (from
+ * `--partitions`) is checked against those and the keys (with no keys, against the leased partitions), never
+ * trusted alone. Running relays go on meanwhile (they read the config only at start); the relays refused with
+ * `LAYOUT` start after it.
  *
  * @example
  * const { repaired, partitions } = await repairConfig({ servers: 'nats://127.0.0.1:4222' })
@@ -42,7 +44,8 @@ export async function repairConfig(nats: NatsTarget, options: { partitions?: num
     }
     let leased = 0
     for await (const key of await leases.keys('partitions.>')) leased = Math.max(leased, Number(key.slice('partitions.'.length)) + 1 || 0)
-    const { partitions, evidence } = partitionCount(stored, leased, options.partitions)
+    const live = await liveCounts(leases)
+    const { partitions, evidence } = partitionCount(stored, leased, options.partitions, live)
     const text = JSON.stringify({ layout: LAYOUT, partitions })
     // By revision: a relay or another repair that wrote meanwhile wins, and this run says so.
     try {
@@ -55,6 +58,23 @@ export async function repairConfig(nats: NatsTarget, options: { partitions?: num
   } finally {
     if (owned) await nc.close()
   }
+}
+
+/** The partition counts the live relays announce in their heartbeats (relays before the announcement say none). */
+async function liveCounts(leases: Awaited<ReturnType<typeof openStorage>>['leases']): Promise<Set<number>> {
+  const counts = new Set<number>()
+  const now = Date.now()
+  for await (const key of await leases.keys('instances.>')) {
+    const entry = await leases.get(key)
+    if (entry?.operation !== 'PUT') continue
+    try {
+      const beat = entry.json<{ expires?: unknown; partitions?: unknown }>()
+      if (Number(beat.expires) > now && Number.isInteger(beat.partitions) && (beat.partitions as number) > 0) counts.add(beat.partitions as number)
+    } catch {
+      // not a heartbeat: nothing to say
+    }
+  }
+  return counts
 }
 
 /** A config a relay can start from, or undefined. */
@@ -73,17 +93,24 @@ function readableConfig(text: string): Deployment | undefined {
  * The partition count the stored keys agree with. Each key is stored under `partitionOf(key, P)`: a wrong `P`
  * puts almost every key elsewhere, so a few keys already leave one count.
  */
-function partitionCount(stored: ReadonlyArray<{ key: string; partition: number }>, leased: number, asked: number | undefined): { partitions: number; evidence: string } {
+function partitionCount(stored: ReadonlyArray<{ key: string; partition: number }>, leased: number, asked: number | undefined, live: ReadonlySet<number>): { partitions: number; evidence: string } {
   const fits = (p: number) => stored.every((s) => s.partition < p && partitionOf(s.key, p) === s.partition)
   const keys = `${stored.length.toLocaleString('en-US')} account key(s)`
+  // What the live relays run with (their heartbeats say it): a count that disagrees would start a relay
+  // beside them on another partitioning, and accounts added afterwards would be owned by nobody.
+  const running = [...live][0]
+  if (live.size > 1) throw new RelayError('LAYOUT', `The live relays run with different partition counts (${[...live].join(', ')}): drain them and run "solver-relay migrate".`)
   if (asked !== undefined) {
+    if (running !== undefined && asked !== running) throw new RelayError('INVALID_PARAMETERS', `--partitions ${asked} disagrees with the live relays, which run with ${running} partitions (their heartbeats): leave --partitions out, or pass ${running}.`)
+    if (running === undefined && stored.length === 0 && leased > asked) throw new RelayError('INVALID_PARAMETERS', `--partitions ${asked} disagrees with the partitions leased (0 to ${leased - 1}): leave --partitions out to let the leases tell the count.`)
     const wrong = stored.find((s) => s.partition >= asked || partitionOf(s.key, asked) !== s.partition)
     if (wrong) throw new RelayError('INVALID_PARAMETERS', `--partitions ${asked} does not fit the stored keys: "p${wrong.partition}.${wrong.key}" would be under p${partitionOf(wrong.key, asked)}. Leave --partitions out to let the keys tell the count.`)
-    return { partitions: asked, evidence: stored.length > 0 ? `--partitions, which fits the ${keys}` : '--partitions (no account keys to check it against)' }
+    return { partitions: asked, evidence: stored.length > 0 ? `--partitions, which fits the ${keys}` : running !== undefined ? '--partitions, which the live relays run with' : '--partitions (no account keys or live relays to check it against)' }
   }
+  if (running !== undefined && fits(running)) return { partitions: running, evidence: `the live relays' heartbeats${stored.length > 0 ? ` and the ${keys}` : ''}` }
   if (stored.length === 0) {
     if (leased > 0) return { partitions: leased, evidence: `the partitions leased (0 to ${leased - 1}); no account keys` }
-    throw new RelayError('INVALID_PARAMETERS', 'No account keys and no partition leases tell the partition count: pass --partitions N (the value the relays logged at start, or solver_relay_partitions on their /metrics).')
+    throw new RelayError('INVALID_PARAMETERS', 'No account keys, live relays or partition leases tell the partition count: pass --partitions N (the value the relays logged at start, or solver_relay_partitions on their /metrics).')
   }
   const floor = Math.max(...stored.map((s) => s.partition)) + 1
   if (leased >= floor && fits(leased)) return { partitions: leased, evidence: `the ${keys} and the partitions leased (0 to ${leased - 1})` }

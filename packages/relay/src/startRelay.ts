@@ -135,6 +135,7 @@ async function openRelayNats(options: RelayOptions, settings: ReturnType<typeof 
     await membership.refuseOtherLayouts()
     await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
     const { partitions } = await openDeployment(leasesKv, storage.accounts, options.partitions, (message) => logger.warn({ partitions: options.partitions }, message))
+    membership.partitions = partitions
     return { nc, dataNc, ownsNc, storage, leasesKv, membership, partitions }
   } catch (error) {
     await closeConnections()
