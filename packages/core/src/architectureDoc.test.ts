@@ -69,4 +69,10 @@ it('the relay numbers the docs state are its constants: changing one fails here 
   expect(readme).toContain(`at most ${hub} accounts on one hub socket`)
   expect(readme).toContain(`after \`leaseTtlMs\` (${ttl / 1000} s)`)
   expect(readme).toContain(`${overMean} × the mean`)
+  // The operations section (When NATS misbehaves) states the relay's fence, skew and TTL bounds.
+  const skew = constant('LeaseTable.ts', /export const MAX_CLOCK_SKEW_MS = ([\d_]+)/)
+  const unannounced = constant('LeaseTable.ts', /export const MAX_UNANNOUNCED_TTL_MS = (\d+) \* 60_000/)
+  expect(readme).toContain(`\`min(${Number(fence![1]!.replace(/_/g, '')) / 1000} s, leaseTtlMs / ${fence![2]})\``)
+  expect(readme).toContain(`plus ${skew / 1000} s of clock skew`)
+  expect(readme).toContain(`the longest any relay runs with, ${unannounced} minutes`)
 })

@@ -8,6 +8,7 @@ import { addAccounts, removeAccounts } from '../src/accountsAdmin.js'
 import { dedupeKey } from '../src/AccountRelay.js'
 import { startRelay } from '../src/startRelay.js'
 import { controlPlaneBench } from './controlPlane.js'
+import { faultsBench } from './faults.js'
 import { scaleBench } from './scale.js'
 import { slowHistoryBench } from './slowHistory.js'
 
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
 
   await nc.close()
   if (!(await slowHistoryBench(nats))) process.exitCode = 1
+  // NATS misbehaving (lost volume, a relay cut off, a drain while opening): servers of their own.
+  if (!(await faultsBench())) process.exitCode = 1
   await scaleBench(nats)
   await nats.close()
 }

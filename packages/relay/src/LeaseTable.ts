@@ -91,6 +91,11 @@ export class LeaseTable {
     }
   }
 
+  /** The bucket was reset: every lease and revision seen is forgotten (its watch reads it again from the start). */
+  clear(): void {
+    this.leases.clear()
+  }
+
   /** The lease of `key` as last seen, expired or not (owner `''` for garbage). */
   entryOf(key: string): { owner: string; revision: number } | undefined {
     return this.leases.get(key)

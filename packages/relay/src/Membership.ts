@@ -53,6 +53,11 @@ export class Membership {
     }
   }
 
+  /** The bucket was reset: the heartbeats seen are forgotten (its watch reads it again from the start). */
+  clear(): void {
+    this.members.clear()
+  }
+
   /** Writes this relay's heartbeat. */
   async beat(): Promise<void> {
     await this.kv.put(`instances.${this.id}`, heartbeatValue({ maxAccounts: this.maxAccounts, expires: Date.now() + this.ttlMs, partitions: this.partitions, ttlMs: this.ttlMs }))

@@ -88,6 +88,8 @@ export class RelayMetrics {
   private readonly streams = new Map<string, StreamCount>()
   private readonly errorCodes = new Map<string, number>()
   private readonly publishFailures = new Map<string, number>()
+  /** resets of each bucket noticed (gone, or its revisions went back) */
+  readonly bucketResets = new Map<string, number>()
   private readonly backfillResults = { finished: 0, truncated: 0 }
   private readonly lag = new SlidingMax(10)
   private readonly ack: Histogram
@@ -141,6 +143,9 @@ export class RelayMetrics {
     })
     counter('solver_relay_publish_failures_total', 'Publishes JetStream did not store, by cause: permission (the NATS user may not publish the subject), stream-full (limits with discard new), no-stream, refused, timeout, closed. Each is also a PUBLISH error; the checkpoint stays behind it and it is retried.', ['cause'], (set) => {
       for (const [cause, n] of this.publishFailures) set({ cause }, n)
+    })
+    counter('solver_relay_bucket_resets_total', "Resets of the relay's buckets it noticed (NATS lost its storage, or a bucket was deleted or recreated): logged once each; the bucket is recreated and read again from the start, and every partition taken again.", ['bucket'], (set) => {
+      for (const [bucket, n] of this.bucketResets) set({ bucket }, n)
     })
     counter('solver_relay_lease_takeovers_total', 'Partitions (with accounts) taken over from a relay whose lease had expired (it died or stalled).', [], (set) => set({}, this.takeovers))
     counter('solver_relay_bucket_entries_total', 'Entries of the accounts bucket this relay\'s watch delivered: every entry at start, then changes (a NATS reconnect resumes after the last revision seen).', [], (set) => set({}, this.bucketEntries))

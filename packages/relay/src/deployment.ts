@@ -57,6 +57,28 @@ export async function readDeployment(leases: KV): Promise<Deployment | undefined
   return { layout: Number(value.layout ?? 1), partitions }
 }
 
+/**
+ * The partition counts the live relays announce in their heartbeats (relays before the announcement say none).
+ *
+ * @example
+ * const counts = await liveCounts(leasesKv) // Set { 1024 }
+ */
+export async function liveCounts(leases: KV): Promise<Set<number>> {
+  const counts = new Set<number>()
+  const now = Date.now()
+  for await (const key of await leases.keys('instances.>')) {
+    const entry = await leases.get(key)
+    if (entry?.operation !== 'PUT') continue
+    try {
+      const beat = entry.json<{ expires?: unknown; partitions?: unknown }>()
+      if (Number(beat.expires) > now && Number.isInteger(beat.partitions) && (beat.partitions as number) > 0) counts.add(beat.partitions as number)
+    } catch {
+      // not a heartbeat: nothing to say
+    }
+  }
+  return counts
+}
+
 /** Whether the accounts bucket holds keys of an older layout (unpartitioned); stops at the first. */
 async function hasOldKeys(accounts: KV): Promise<boolean> {
   for await (const key of await accounts.keys()) if (parseStoredKey(key) === undefined) return true
@@ -75,7 +97,11 @@ export async function openDeployment(leases: KV, accounts: KV, asked: number | u
   let stored = await readDeployment(leases)
   if (stored === undefined) {
     if (await hasOldKeys(accounts)) throw migrateFirst('accounts are stored by an older relay (unpartitioned keys)')
-    const fresh: Deployment = { layout: LAYOUT, partitions: asked ?? DEFAULT_PARTITIONS }
+    // No config, but relays running (NATS lost it, a bucket recreated): theirs is the deployment's count,
+    // never a default that would store accounts where no relay looks.
+    const [running] = await liveCounts(leases)
+    if (running !== undefined && asked !== undefined && asked !== running) warn(`partitions ${asked} asked, but the live relays run with ${running}: using ${running}`)
+    const fresh: Deployment = { layout: LAYOUT, partitions: running ?? asked ?? DEFAULT_PARTITIONS }
     try {
       await leases.create('config', JSON.stringify(fresh))
       return fresh

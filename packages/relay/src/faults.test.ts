@@ -203,3 +203,61 @@ describe('JetStream refusing publishes is a PUBLISH error with its cause', () =>
     expect(lines.some((line) => /Permissions Violation/i.test(line))).toBe(true)
   })
 })
+
+it.skipIf(!natsAvailable)('NATS loses its storage (restarted empty): the relays notice, recreate their buckets, and own every account the operator adds again, without a restart; what is published reaches JetStream', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const lines: string[] = []
+  const relays: Relay[] = []
+  for (const instanceId of ['volume-a', 'volume-b']) {
+    const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 } as never, leaseTtlMs: 3_000, instanceId, partitions: 16, log: (line) => lines.push(`${instanceId}: ${line}`) })
+    cleanups.push(() => relay.close())
+    relays.push(relay)
+  }
+  const keys = Array.from({ length: 40 }, (_, i) => accountKey(1, 'beta', address(2_000 + i)))
+  await addAccounts({ servers: nats.url }, keys)
+  const owned = () => relays.reduce((n, r) => n + r.owned().length, 0)
+  await until(() => owned() === 40, 'all 40 owned before the loss')
+  await nats.restart({ empty: true })
+  // The relays notice, recreate their buckets and write the deployment's config again (an operator's tool
+  // arriving first takes the count the relays' heartbeats announce); then the operator re-adds the accounts.
+  const { connect } = await import('@nats-io/transport-node')
+  const { Kvm } = await import('@nats-io/kv')
+  await until(async () => {
+    const nc = await connect({ servers: nats.url }).catch(() => undefined)
+    if (!nc) return false
+    try {
+      const config = await (await new Kvm(nc).open('solver_relay_leases')).get('config')
+      return config?.operation === 'PUT' && config.json<{ partitions: number }>().partitions === 16
+    } catch {
+      return false
+    } finally {
+      await nc.close()
+    }
+  }, 'the relays to recreate their buckets and the config', 30_000)
+  await until(async () => {
+    try {
+      await addAccounts({ servers: nats.url }, keys)
+      return true
+    } catch {
+      return false
+    }
+  }, 'the accounts re-added')
+  await until(() => owned() === 40 && relays.every((r) => r.owned().length > 0), 'every account owned again, by both relays', 30_000).catch((e) => {
+    console.log(relays.map((r) => r.owned().length), lines.filter((l) => !l.includes(' round ')).join('\n'))
+    throw e
+  })
+  // Said once per bucket and relay, with a metric.
+  expect(lines.filter((line) => /bucket solver_relay_leases was gone|bucket solver_relay_leases counts from/.test(line)).length).toBeGreaterThanOrEqual(1)
+  const metrics = await relays[0]!.registry.metrics()
+  expect(metrics).toMatch(/solver_relay_bucket_resets_total\{bucket="solver_relay_(leases|accounts)"\} [1-9]/)
+  // What is published now reaches JetStream.
+  const { observe } = await import('../test/cluster.js')
+  const observer = await observe(nats.url)
+  cleanups.push(() => observer.close())
+  await sim.waitForSubscribers(address(2_000))
+  await sim.publish({ id: 'after-the-loss', quote_id: 77, temp_quote_id: -77, modify_time: sim.tick(), counterparty_address: address(2_000), last_seen_action: 'InstantRFQ', action_status: 'success' })
+  await until(async () => (await observer.messages()).some((m) => m.body.id === 'after-the-loss'), 'the notification in JetStream', 20_000)
+}, 120_000)

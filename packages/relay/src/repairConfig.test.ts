@@ -7,7 +7,7 @@ import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
 import { repairConfig } from './repairConfig.js'
-import { startRelay } from './startRelay.js'
+import { type Relay, startRelay } from './startRelay.js'
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterEach(async () => {
@@ -56,7 +56,7 @@ it.skipIf(!natsAvailable)('a deployment without accounts: the live relays decide
   cleanups.push(() => nats.close())
   const sim = await startSolverSimulator({ protocol: 'rasa' })
   cleanups.push(() => sim.close())
-  const relays = []
+  const relays: Relay[] = []
   for (const instanceId of ['empty-a', 'empty-b']) {
     const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, instanceId, partitions: 32, leaseTtlMs: 3_000 })
     cleanups.push(() => relay.close())

@@ -1,4 +1,4 @@
-import { LAYOUT, type Deployment, parseStoredKey } from './deployment.js'
+import { LAYOUT, type Deployment, liveCounts, parseStoredKey } from './deployment.js'
 import { type NatsTarget, openNats } from './natsConnection.js'
 import { partitionOf } from './partitions.js'
 import { RelayError } from './RelayError.js'
@@ -58,23 +58,6 @@ export async function repairConfig(nats: NatsTarget, options: { partitions?: num
   } finally {
     if (owned) await nc.close()
   }
-}
-
-/** The partition counts the live relays announce in their heartbeats (relays before the announcement say none). */
-async function liveCounts(leases: Awaited<ReturnType<typeof openStorage>>['leases']): Promise<Set<number>> {
-  const counts = new Set<number>()
-  const now = Date.now()
-  for await (const key of await leases.keys('instances.>')) {
-    const entry = await leases.get(key)
-    if (entry?.operation !== 'PUT') continue
-    try {
-      const beat = entry.json<{ expires?: unknown; partitions?: unknown }>()
-      if (Number(beat.expires) > now && Number.isInteger(beat.partitions) && (beat.partitions as number) > 0) counts.add(beat.partitions as number)
-    } catch {
-      // not a heartbeat: nothing to say
-    }
-  }
-  return counts
 }
 
 /** A config a relay can start from, or undefined. */

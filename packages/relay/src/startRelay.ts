@@ -1,3 +1,4 @@
+import type { KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { type NotificationsClient, type NotificationsClientOptions, type NotificationsConfig, type NotificationsConfigInput, createConfig, createNotificationsClient } from '@solver-notifications/core'
 import type { Registry } from 'prom-client'
@@ -5,7 +6,8 @@ import type { AccountContext } from './AccountRelay.js'
 import { Coordinator } from './coordinator/Coordinator.js'
 import { LivenessRounds } from './coordinator/LivenessRounds.js'
 import { CONCURRENCY } from './coordinator/runBounded.js'
-import { openDeployment } from './deployment.js'
+import { LAYOUT, openDeployment } from './deployment.js'
+import { BucketGuard } from './bucketGuard.js'
 import { type BucketFollower, followBucket } from './followBucket.js'
 import { JetStreamPublisher } from './JetStreamPublisher.js'
 import { LeaseTable } from './LeaseTable.js'
@@ -18,7 +20,7 @@ import { RelayMetrics } from './RelayMetrics.js'
 import type { RelayStats } from './RelayStats.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { relayReadiness } from './relayReadiness.js'
-import { ACCOUNTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openBucket, openStorage } from './relayStorage.js'
+import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openBucket, openStorage } from './relayStorage.js'
 
 /**
  * Options of {@link startRelay}.
@@ -215,8 +217,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     livenessSoon: () => rounds?.soon(),
   })
   coordinator = c
-  const liveness = new LivenessRounds({ id, partitions, leaseTtlMs, membership, leases, accountsKv, coordinator: c, logger })
-  rounds = liveness
   const watches: [BucketFollower, BucketFollower] = [
     await followBucket(accountsKv, (entry) => {
       metrics.bucketEntries++
@@ -224,8 +224,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }),
     await followBucket(leasesKv, (entry) => void c.dispatch({ type: 'leaseEntry', entry })),
   ]
+  const guard = guardBuckets({ accountsKv, leasesKv, checkpoints, nc, dataNc, watches, metrics, logger, partitions, coordinator: c })
+  const liveness = new LivenessRounds({ id, partitions, leaseTtlMs, membership, leases, accountsKv, coordinator: c, logger, checkBuckets: () => guard.check() })
+  rounds = liveness
   let closed = false
-  followReconnects(nc, dataNc, watches, logger, {
+  followReconnects(nc, dataNc, watches, guard, logger, {
     closed: () => closed,
     connected: (connected) => {
       natsConnected = connected
@@ -311,6 +314,7 @@ function followReconnects(
   nc: NatsConnection,
   dataNc: NatsConnection,
   [accountsWatch, leasesWatch]: [BucketFollower, BucketFollower],
+  guard: BucketGuard,
   logger: RelayLogger,
   relay: { closed(): boolean; connected(connected: boolean): void },
 ): void {
@@ -332,11 +336,50 @@ function followReconnects(
         }
       }
     })()
+  // After a reconnect the watches resume where they were, then the guard looks for a server that came
+  // back without its buckets (a lost volume): those are recreated and read again from the start.
   follow(nc, 'liveness', async () => {
     await restart(leasesWatch)
     if (dataNc === nc) await restart(accountsWatch)
+    await guard.check().catch((e: unknown) => logger.warn({}, `bucket check failed: ${String(e)}`))
   })
-  if (dataNc !== nc) follow(dataNc, 'work', () => restart(accountsWatch))
+  if (dataNc !== nc) follow(dataNc, 'work', async () => {
+    await restart(accountsWatch)
+    await guard.check().catch((e: unknown) => logger.warn({}, `bucket check failed: ${String(e)}`))
+  })
+}
+
+/**
+ * NATS may lose a bucket (a lost volume, a deleted stream): noticed after every reconnect and every full
+ * round, recreated, logged once, read again from the start, and every partition taken again.
+ */
+function guardBuckets(r: {
+  accountsKv: KV
+  leasesKv: KV
+  checkpoints: KV
+  nc: NatsConnection
+  dataNc: NatsConnection
+  watches: [BucketFollower, BucketFollower]
+  metrics: RelayMetrics
+  logger: RelayLogger
+  partitions: number
+  coordinator: Coordinator
+}): BucketGuard {
+  const kinds = { [ACCOUNTS_BUCKET]: 'accounts', [LEASES_BUCKET]: 'leases', [CHECKPOINTS_BUCKET]: 'checkpoints' } as const
+  return new BucketGuard(
+    [
+      { name: ACCOUNTS_BUCKET, kv: r.accountsKv, nc: r.dataNc, follower: r.watches[0] },
+      { name: LEASES_BUCKET, kv: r.leasesKv, nc: r.nc, follower: r.watches[1] },
+      { name: CHECKPOINTS_BUCKET, kv: r.checkpoints, nc: r.dataNc },
+    ],
+    async (bucket, cause, detail) => {
+      r.metrics.bucketResets.set(bucket, (r.metrics.bucketResets.get(bucket) ?? 0) + 1)
+      r.logger.warn({ bucket, cause }, `${detail}; read again from the start, every partition taken again`)
+      // The deployment's config lived in the leases bucket: written again as this relay runs it.
+      if (bucket === LEASES_BUCKET) await r.leasesKv.create('config', JSON.stringify({ layout: LAYOUT, partitions: r.partitions })).catch(() => {})
+      await r.coordinator.dispatch({ type: 'bucketReset', bucket: kinds[bucket as keyof typeof kinds] })
+    },
+  )
 }
 
 /** The relay's counters as `stats()` returns them. */

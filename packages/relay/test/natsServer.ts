@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,7 +34,7 @@ function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 }
 
-export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(options?: { empty?: boolean }): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort()
   const monitor = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'relay-nats-'))
@@ -68,8 +68,13 @@ export async function startNats(extra: string[] = []): Promise<{ url: string; po
     port,
     /** clients connected now, from the server's monitoring endpoint */
     connections: async () => ((await (await fetch(`http://127.0.0.1:${monitor}/connz`)).json()) as { num_connections: number }).num_connections,
-    restart: async () => {
+    /** `empty`: the store is wiped in between (a lost volume) */
+    restart: async (options: { empty?: boolean } = {}) => {
       await stop()
+      if (options.empty) {
+        rmSync(dir, { recursive: true, force: true })
+        mkdirSync(dir, { recursive: true })
+      }
       await start()
     },
     stop,

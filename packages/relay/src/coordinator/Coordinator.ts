@@ -21,6 +21,8 @@ export type RelayEvent =
   | SlotEvent
   | { type: 'entry'; entry: BucketEntry }
   | { type: 'leaseEntry'; entry: KvEntry }
+  /** a bucket was reset (NATS lost it, or it was recreated): what this relay held of it is gone */
+  | { type: 'bucketReset'; bucket: 'accounts' | 'leases' | 'checkpoints' }
   | ({ type: 'readDone' } & ReadOutcome)
 
 /** What the coordinator is given: the relay's identity, stores and shared per-account context. */
@@ -211,6 +213,8 @@ export class Coordinator {
       case 'leaseEntry':
         this.#leaseEntry(event.entry)
         return []
+      case 'bucketReset':
+        return this.#bucketReset(event.bucket)
       case 'readDone': {
         this.#slotsChanged = true
         const waits = this.#run(this.slots.apply({ type: 'read', partition: event.partition, epoch: event.epoch, ok: event.ok }))
@@ -384,6 +388,23 @@ export class Coordinator {
   #removed(key: string, partition: number): void {
     if (!this.opener.open.has(key)) this.#records.get(partition)?.forget(key)
     if (this.slots.isMine(partition)) this.opener.reconcileSoon()
+  }
+
+  /**
+   * A bucket was reset: its leases (or the accounts, or the checkpoint records) this relay held are gone
+   * with it. Every partition is let go at once (its accounts stopped; a checkpoint record that no longer
+   * exists cannot fence anyone) and taken again by the next rounds from the new bucket, like a takeover.
+   */
+  #bucketReset(bucket: 'accounts' | 'leases' | 'checkpoints'): Promise<unknown>[] {
+    this.#slotsChanged = true
+    if (bucket === 'leases') {
+      this.deps.leases.clear()
+      this.deps.membership.clear()
+    }
+    const waits: Promise<unknown>[] = []
+    for (const [partition] of [...this.slots.entries()]) if (this.slots.holds(partition)) waits.push(...this.#run(this.slots.apply({ type: 'lose', partition, why: `the ${bucket} bucket was reset` })))
+    this.deps.livenessSoon()
+    return waits
   }
 
   /** One bucket, two tables: heartbeats (`instances.<id>`) and partition leases (`partitions.<n>`). */

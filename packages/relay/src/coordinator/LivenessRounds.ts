@@ -17,6 +17,8 @@ export interface RoundDeps {
   accountsKv: KV
   coordinator: Coordinator
   logger: RelayLogger
+  /** looks for a bucket NATS lost (or a watch that ended), before every full round */
+  checkBuckets?: (() => Promise<void>) | undefined
 }
 
 /**
@@ -93,6 +95,8 @@ export class LivenessRounds {
     const { coordinator, membership, leases, id, partitions } = this.deps
     const { slots } = coordinator
     const started = Date.now()
+    // A bucket NATS lost is noticed here too, not only after a reconnect (a deleted stream does not disconnect).
+    if (full) await this.deps.checkBuckets?.().catch((error: unknown) => this.deps.logger.warn({}, `bucket check failed: ${(error as Error)?.message ?? String(error)}`))
     // A draining relay has deleted its heartbeat (the others plan without it): it writes none again.
     if (full && !slots.draining) {
       await membership.beat()
