@@ -49,9 +49,15 @@ function sampler(relays: Relay[], keys: string[]) {
       for (const key of keys) {
         const n = count.get(key) ?? 0
         if (n > 1) twiceSince.set(key, twiceSince.get(key) ?? now)
-        else if (twiceSince.has(key)) twice = Math.max(twice, now - twiceSince.get(key)!), twiceSince.delete(key)
+        else if (twiceSince.has(key)) {
+          twice = Math.max(twice, now - twiceSince.get(key)!)
+          twiceSince.delete(key)
+        }
         if (n === 0) noneSince.set(key, noneSince.get(key) ?? now)
-        else if (noneSince.has(key)) none = Math.max(none, now - noneSince.get(key)!), noneSince.delete(key)
+        else if (noneSince.has(key)) {
+          none = Math.max(none, now - noneSince.get(key)!)
+          noneSince.delete(key)
+        }
       }
       await sleep(10)
     }
