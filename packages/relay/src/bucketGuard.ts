@@ -50,6 +50,9 @@ export class BucketGuard {
   }
 
   async #look(bucket: GuardedBucket): Promise<void> {
+    // Read before the request: the watch may deliver newer revisions while the answer is on its way, and
+    // a revision seen before asking can never be above the stream's last one unless the stream is another.
+    const seenBefore = bucket.follower?.last ?? 0
     let lastSeq: number
     let created: string
     try {
@@ -77,8 +80,8 @@ export class BucketGuard {
       await this.#reset(bucket, 'revisions went back', `bucket ${bucket.name} was recreated (its revisions start over${follower ? `: ${lastSeq} now, ${follower.last} seen before` : ''})`)
       return
     }
-    if (follower && lastSeq < follower.last) {
-      await this.#reset(bucket, 'revisions went back', `bucket ${bucket.name} counts from ${lastSeq} again, below revision ${follower.last} this relay saw (recreated elsewhere)`)
+    if (follower && lastSeq < seenBefore) {
+      await this.#reset(bucket, 'revisions went back', `bucket ${bucket.name} counts from ${lastSeq} again, below revision ${seenBefore} this relay saw (recreated elsewhere)`)
       return
     }
     if (follower?.ended) await follower.restart().catch(() => {})
