@@ -121,8 +121,9 @@ try {
     const missed = await sim.instantOpen(account) // stored, sent to nobody
     sim.resume()
     const dials = ReactNativeWebSocket.instances
-    // Another network than the last one (Wi-Fi to cellular, then another cellular cell).
-    netListener({ isConnected: true, type: 'cellular', details: { cell: protocol } })
+    // Another network than the last one (Wi-Fi to cellular, then another carrier: a network is its type
+    // and identity — ssid, bssid, IP address, subnet, carrier — never its signal or cell).
+    netListener({ isConnected: true, type: 'cellular', details: { carrier: `carrier-${protocol}`, cellularGeneration: '5g' } })
     await until(`${protocol}: a new socket after the network change`, () => ReactNativeWebSocket.instances > dials)
     const expected = protocol === 'enigma' ? first.frames.length + missed.frames.length : first.frames.length + 1
     await until(`${protocol}: what the dead socket missed, by backfill`, () => seen.length >= expected)

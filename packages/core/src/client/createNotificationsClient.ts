@@ -7,6 +7,7 @@ import { searchPages } from '../search/searchPages.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient, timersOf, warnOnce } from '../stream/createStreamClient.js'
+import type { Diagnostics } from '../transport/Diagnostics.js'
 import { createResumeFeature } from '../stream/resume/resumeFeature.js'
 import { createCrossTabPool } from '../transport/crossTab/createCrossTabPool.js'
 import { quoteBooks } from '../quotes/quoteBooks.js'
@@ -50,7 +51,7 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   const http = { ...options.search, auth: options.auth }
   const backfill = createBackfill(http)
   // The gates arm their timers on the client's (created below; asked only when a read happens).
-  const resume = createResumeFeature(http, backfill, () => timersOf(stream))
+  const resume = createResumeFeature(http, backfill, () => timersOf(stream), () => stream.diagnostics as Diagnostics)
   // A follower waits for the leader's history answer as long as the leader's own deadlines allow (one
   // wait for its gate, one request), and a second more for the channel; then it reads itself.
   const answerMs = 2 * (http.timeoutMs ?? 10_000) + 1_000
@@ -67,9 +68,10 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
     waitFor: (params, waitOptions) =>
       new Promise<CheckedWait>((resolve) => resolve(checkWaitFor(params, waitOptions))).then((checked) =>
         import('../quotes/waitForQuote.js').then(
-          ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream), { ServiceError, isServiceError, setLongTimeout, isSameNotification }),
+          ({ waitForQuote }) => waitForQuote(stream, backfill, params, waitOptions, checked, timersOf(stream), { ServiceError, isServiceError, setLongTimeout, isSameNotification, diagnostics: stream.diagnostics as Diagnostics }),
           (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `waitFor could not load its code (${String(cause)}): check the network.`, { cause })),
         ),
       ),
   }
 }
+

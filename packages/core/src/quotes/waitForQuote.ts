@@ -3,6 +3,7 @@ import type { NotificationsConfigInput, ResolvedSolver } from '../config/types.j
 import type { ServiceError, isServiceError } from '../errors/ServiceError.js'
 import type { isSameNotification } from '../protocol/notificationKey.js'
 import type { Notification } from '../protocol/types.js'
+import type { Diagnostics } from '../transport/Diagnostics.js'
 import type { BackfillFetch } from '../search/backfill.js'
 import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { Timers } from '../transport/Timers.js'
@@ -27,6 +28,8 @@ export interface WaitKit {
   readonly isServiceError: typeof isServiceError
   readonly setLongTimeout: typeof setLongTimeout
   readonly isSameNotification: typeof isSameNotification
+  /** the client's diagnostics seam: a wait's start and end (spans: `solver_notifications waitFor`) */
+  readonly diagnostics?: Diagnostics | undefined
 }
 
 /**
@@ -48,11 +51,33 @@ export function waitForQuote<C extends NotificationsConfigInput>(
   kit: WaitKit,
 ): Promise<QuoteState> {
   // A solver that cannot be resolved rejects the Promise like every other outcome.
+  let waiting: Promise<QuoteState>
   try {
-    return start(stream, history, params, options, checked, timers, kit)
+    waiting = start(stream, history, params, options, checked, timers, kit)
   } catch (error) {
-    return Promise.reject(error)
+    waiting = Promise.reject(error)
   }
+  const d = kit.diagnostics
+  if (!d?.active) return waiting
+  const id = d.id()
+  let protocol = ''
+  try {
+    protocol = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId }).notifications.protocol
+  } catch {
+    // rejected above: its end says so
+  }
+  d.emit({ type: 'waitFor', phase: 'start', id, protocol })
+  return waiting.then(
+    (state) => {
+      d.emit({ type: 'waitFor', phase: 'end', id, outcome: 'reached' })
+      return state
+    },
+    (error: unknown) => {
+      const code = kit.isServiceError(error) ? error.code : undefined
+      d.emit({ type: 'waitFor', phase: 'end', id, outcome: code === 'TIMEOUT' ? 'timeout' : code === 'ABORTED' ? 'aborted' : 'failed', errorCode: code })
+      throw error
+    },
+  )
 }
 
 function start<C extends NotificationsConfigInput>(

@@ -34,6 +34,9 @@ export interface BackfillResult {
   foreign: number
   /** rows beyond the page size the service returned anyway: dropped, and reported by the stream */
   overlong: number
+  /** history rows read and pages asked (diagnostics; absent where history came from another tab) */
+  rows?: number | undefined
+  pages?: number | undefined
 }
 
 /** Fetches what a resume stream may have missed. */
@@ -62,16 +65,20 @@ export function createBackfill(http: SearchHttpOptions) {
       let overlong = 0
       let read = 0
       let start = 0
+      let pages = 0
+      let rowsSeen = 0
       const repeated = repeatedPageGuard(() => search.request(solver, { ...params, start }).url)
       for (;;) {
         const page = await searchSolver(solver, { ...params, start }, { ...http, retries: 0, signal, longPages: 'allow' })
+        pages++
         repeated(page.rows, start)
         const total = search.totalOf(page)
         // A page longer than asked is cut to the size asked (and reported): the limits below count rows, whatever a page holds.
         const rows = page.rows.length > size ? page.rows.slice(0, size) : page.rows
         overlong += page.rows.length - rows.length
+        rowsSeen += rows.length
         for (const [index, row] of rows.entries()) {
-          if (read >= maxRows) return { notifications, truncated: { left: Math.max(1, total - start - index) }, foreign, overlong }
+          if (read >= maxRows) return { notifications, truncated: { left: Math.max(1, total - start - index) }, foreign, overlong, rows: rowsSeen, pages }
           const decoded = search.decodeStored(row as Record<string, unknown>)
           // A row of another account is never delivered as this one's; on a hub, which routes live
           // frames by their address, a row without one belongs to nobody (its live frame is unrouted).
@@ -88,8 +95,8 @@ export function createBackfill(http: SearchHttpOptions) {
           if (n.modifyTime === null || n.modifyTime >= since) notifications.push(n)
         }
         start += rows.length
-        if (rows.length === 0 || rows.length < size || start >= total) return { notifications, truncated: undefined, foreign, overlong }
-        if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign, overlong }
+        if (rows.length === 0 || rows.length < size || start >= total) return { notifications, truncated: undefined, foreign, overlong, rows: rowsSeen, pages }
+        if (read >= maxRows) return { notifications, truncated: { left: total - start }, foreign, overlong, rows: rowsSeen, pages }
       }
     }
   }

@@ -52,33 +52,33 @@ export function withHighWaterMark<T>(stream: StreamObservable<T>, highWaterMark:
  */
 function lazyIterator<T>(source: Observable<T>, highWaterMark: number): AsyncIterator<T> {
   let inner: Promise<AsyncIterator<T>> | undefined
-  /** return() or throw() came before the first next(): done for good, nothing is loaded or subscribed */
-  let finished = false
-  /** the chunk failed to load and one next() was told: later calls are done */
-  let failureTold = false
+  /** return() or throw() came before the first next() (nothing is loaded or subscribed then), or the chunk failed to load and one next() was told: done for good */
+  let told = false
+  const done = () => Promise.resolve({ value: undefined, done: true } as IteratorResult<T>)
   const load = () =>
     (inner ??= import('./iterate.js').then(
       ({ iterate }) => iterate(source, highWaterMark, ServiceError),
       (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `for await could not load its code (${String(cause)}): check the network.`, { cause })),
     ))
-  const failedLoad = (error: unknown): Promise<IteratorResult<T>> => {
-    if (failureTold) return Promise.resolve(DONE)
-    failureTold = true
-    return Promise.reject(error)
-  }
   return {
-    next: () => (finished ? Promise.resolve(DONE) : load().then((it) => it.next(), failedLoad)),
+    next: () =>
+      !inner && told
+        ? done()
+        : load().then(
+            (it) => it.next(),
+            (error: unknown) => {
+              if (told) return done()
+              told = true
+              throw error
+            },
+          ),
     return: () => {
-      if (inner) return inner.then((it) => it.return!(), () => DONE)
-      finished = true
-      return Promise.resolve(DONE)
+      if (!inner) told = true
+      return inner ? inner.then((it) => it.return!(), done) : done()
     },
     throw: (error?: unknown) => {
-      if (inner) return inner.then((it) => it.throw!(error), () => Promise.reject(error))
-      finished = true
-      return Promise.reject(error)
+      if (!inner) told = true
+      return inner ? inner.then((it) => it.throw!(error), () => Promise.reject(error)) : Promise.reject(error)
     },
   }
 }
-
-const DONE: IteratorResult<never> = Object.freeze({ value: undefined, done: true }) as IteratorResult<never>

@@ -4,6 +4,7 @@ import type { NotificationsConfig, NotificationsConfigInput } from '../config/ty
 import { ServiceError } from '../errors/ServiceError.js'
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/parseNotificationFrame.js'
 import { browserLifecycle } from '../transport/browserLifecycle.js'
+import { Diagnostics } from '../transport/Diagnostics.js'
 import { retryAllButRefusals } from '../transport/classifyClose.js'
 import { safeLogger } from '../transport/SafeLogger.js'
 import { defaultWebSocket } from '../transport/defaultWebSocket.js'
@@ -119,6 +120,7 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
     random: fn(options.random, Math.random, 'random'),
     lifecycle: lifecycle === false ? undefined : (lifecycle ?? browserLifecycle()),
     logger: safeLogger(logger),
+    diagnostics: new Diagnostics(),
   }
   if (problems.length > 0) {
     throw new ServiceError('INVALID_CONFIG', `Invalid client options:\n- ${problems.join('\n- ')}`)

@@ -6,6 +6,7 @@ import type { CrossTabStats } from '../transport/crossTab/CrossTabPool.js'
 import { type ListenerPool, PooledListener } from '../transport/ListenerPool.js'
 import { SocketPool } from '../transport/SocketPool.js'
 import { Timers } from '../transport/Timers.js'
+import type { DiagnosticEvent } from '../transport/Diagnostics.js'
 import type { TransportOptions } from '../transport/TransportOptions.js'
 import type { SocketStatus, TransportErrorEvent } from '../transport/TransportEvent.js'
 import { type Address, assertAddress, describe } from '../utils/address.js'
@@ -70,6 +71,21 @@ export interface NotificationsStreamClient<C extends NotificationsConfigInput = 
   close(): void
   /** Cross-tab coordination when `crossTab` is on in a browser (what `notifyOnce` asks); undefined otherwise. */
   readonly crossTab: CrossTabHandle | undefined
+  /**
+   * What the client does, as events (dials, deliveries with their timings, backfills, gaps, `waitFor`,
+   * errors): what `@solver-notifications/otel` turns into metrics and spans. Free while nobody listens.
+   */
+  readonly diagnostics: DiagnosticsSeam
+}
+
+/**
+ * A client's diagnostics seam: listeners get every {@link DiagnosticEvent}.
+ *
+ * @example
+ * const stop = client.diagnostics.subscribe((e) => e.type === 'error' && console.warn(e.code))
+ */
+export interface DiagnosticsSeam {
+  subscribe(listener: (event: DiagnosticEvent) => void): () => void
 }
 
 /**
@@ -258,6 +274,8 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     }),
     close: () => pool.close(),
     crossTab,
+    // The seam itself; its type shows only `subscribe` (emitting is the client's).
+    diagnostics: resolved.diagnostics,
   }
   clientTimers.set(client, pool.timers)
   return client

@@ -5,6 +5,7 @@ import { LEVEL_OF_STATUS } from './Logger.js'
 import type { DialGate } from './DialGate.js'
 import type { Timers } from './Timers.js'
 import type { SocketStatus, TransportStatusEvent } from './TransportEvent.js'
+import { now } from './Diagnostics.js'
 import type { TransportOptions } from './TransportOptions.js'
 import type { TransportStats } from './TransportStats.js'
 import { redactCause, redactText, redactUrl } from '../utils/redactUrl.js'
@@ -26,6 +27,13 @@ export interface ConnectionContext {
   timers: Timers
   stats: TransportStats
   gate: DialGate
+}
+
+/** What each dial uses besides the URL: upgrade headers (Node), the URL asked anew before every dial (`auth.socketUrl`), the protocol (for diagnostics). */
+interface ConnectionTarget {
+  headers?: Readonly<Record<string, string>> | undefined
+  resolve?: (() => string | Promise<string>) | undefined
+  protocol?: string | undefined
 }
 
 type Handle = ReturnType<typeof setTimeout> | undefined
@@ -68,6 +76,8 @@ export class Connection {
   #pingTimer: Handle
   #pongTimer: Handle
   #oversize = false
+  /** when the last ping went (only while someone listens to the diagnostics) */
+  #pingAt = 0
   /** when the current socket's dial began, and a replacement put off to keep them a second apart (see `redial`) */
   #dialedAt = 0
   #redialAsked = 0
@@ -87,13 +97,13 @@ export class Connection {
   readonly #host: ConnectionHost
   readonly #ctx: ConnectionContext
   /** what each dial uses: upgrade headers (Node), and the URL asked anew before every dial (`auth.socketUrl`) */
-  readonly #target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined }
+  readonly #target: ConnectionTarget
 
   constructor(
     readonly url: string,
     host: ConnectionHost,
     ctx: ConnectionContext,
-    target: { headers?: Readonly<Record<string, string>> | undefined; resolve?: (() => string | Promise<string>) | undefined } = {}) {
+    target: ConnectionTarget = {}) {
     this.#host = host
     this.#ctx = ctx
     this.#target = target
@@ -150,18 +160,17 @@ export class Connection {
   /** Replaces the socket now, whatever its state, when it may be dead without knowing (after sleep). */
   redial(reason: string): void {
     if (this.#state === 'open' && this.#ws) {
-      const now = Date.now()
-      const since = now - this.#dialedAt
-      if (since < MIN_REDIAL_MS) {
+      const wait = this.#dialedAt + MIN_REDIAL_MS - Date.now()
+      if (wait > 0) {
         // At most one replacement a second: a network that flaps (165 `online` in 4 s) would otherwise
         // replace the socket each time, and every resume stream on it would backfill each time. One
         // replacement follows at the end of the second, unless the socket was dialed again after the
         // last event (then it is on the network of now).
-        this.#redialAsked = now
+        this.#redialAsked = Date.now()
         this.#redialTimer ??= this.#ctx.timers.set(() => {
           this.#redialTimer = undefined
           if (this.#dialedAt <= this.#redialAsked) this.redial(reason)
-        }, MIN_REDIAL_MS - since)
+        }, wait)
         return
       }
       this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
@@ -408,6 +417,8 @@ export class Connection {
     const { timers } = this.#ctx
     ws.on('pong', () => {
       if (this.#ws === ws) this.#pongTimer = timers.clear(this.#pongTimer)
+      const d = this.#ctx.options.diagnostics
+      if (d.active) d.emit({ type: 'heartbeat', protocol: this.#target.protocol!, rttMs: now() - this.#pingAt })
     })
     const beat = () => {
       this.#pingTimer = undefined
@@ -417,6 +428,7 @@ export class Connection {
       } catch {
         return
       }
+      this.#pingAt = now()
       this.#pongTimer ??= timers.set(() => {
         this.#pongTimer = undefined
         if (this.#ws === ws) {

@@ -4,6 +4,7 @@ import type { WireFrame } from '../protocol/frame.js'
 import { normalizeFrame } from '../protocol/normalizeNotification.js'
 import type { AnyProtocolWire } from '../protocol/protocols.js'
 import type { Address } from '../utils/address.js'
+import { now } from './Diagnostics.js'
 import { Connection, type ConnectionContext, type ConnectionHost } from './Connection.js'
 import type { Notification } from '../protocol/types.js'
 import type { Listener, TransportErrorEvent, TransportStatusEvent } from './TransportEvent.js'
@@ -58,6 +59,8 @@ export class SocketRouter implements ConnectionHost {
   readonly #module: AnyProtocolWire
   readonly #solver: ResolvedSolver
   readonly #ctx: RouterContext
+  /** how the diagnostics seam tells this socket apart (given at its first event there) */
+  #diagnosticId: number | undefined
 
   constructor(
     module: AnyProtocolWire,
@@ -71,6 +74,7 @@ export class SocketRouter implements ConnectionHost {
     const socketUrl = auth?.socketUrl
     this.connection = new Connection(url, this, ctx, {
       headers: solver.headers,
+      protocol: solver.notifications.protocol,
       // Asked before every dial: a token renewed meanwhile is the one sent.
       resolve: socketUrl ? () => socketUrl.call(auth, { chainId: solver.chainId, solverId: solver.solverId, protocol: solver.notifications.protocol, url }) : undefined,
     })
@@ -154,6 +158,8 @@ export class SocketRouter implements ConnectionHost {
   }
 
   onStatus(event: TransportStatusEvent): void {
+    const d = this.#ctx.options.diagnostics
+    if (d.active) d.emit({ type: 'socket', socket: (this.#diagnosticId ??= d.id()), protocol: this.#module.protocol, url: this.connection.shownUrl, event })
     if (event.status === 'closed') {
       this.#finish(event)
       return
@@ -168,6 +174,8 @@ export class SocketRouter implements ConnectionHost {
   }
 
   onError(error: ServiceError): void {
+    const d = this.#ctx.options.diagnostics
+    if (d.active) d.emit({ type: 'error', code: error.code, protocol: this.#module.protocol })
     const event: TransportErrorEvent = Object.freeze({ type: 'error', error })
     for (const route of this.routes.values()) this.#emit(route, event)
   }
@@ -199,7 +207,10 @@ export class SocketRouter implements ConnectionHost {
     const solver = this.#solver
     const notification = normalizeFrame(decoded, module.protocol, solver.chainId, solver.solverId, route.account, 'live')
     frames.delivered++
+    const d = this.#ctx.options.diagnostics
+    const at = d.active ? now() : 0
     this.#deliver(route, notification)
+    if (d.active) d.emit({ type: 'frame', notification, at })
   }
 
   // internals

@@ -1,4 +1,5 @@
 import type { AuthOptions } from '../config/auth.js'
+import type { Diagnostics } from './Diagnostics.js'
 import type { Lifecycle } from './Lifecycle.js'
 import type { SafeLogger } from './SafeLogger.js'
 import type { WebSocketLike } from './WebSocketLike.js'
@@ -34,4 +35,6 @@ export interface TransportOptions {
   lifecycle: Lifecycle | undefined
   /** undefined when silent: nothing is built for a log line nobody reads */
   logger: SafeLogger | undefined
+  /** the client's diagnostics seam (`client.diagnostics`): every place that emits checks `active` first */
+  diagnostics: Diagnostics
 }

@@ -13,6 +13,8 @@ export interface GateKit {
   late(waitedMs: number, retryAfterMs: number | undefined): Error
   /** a delay made safe to wait (`capDelay`: at most an hour) */
   cap(ms: number): number
+  /** a request left the queue (the diagnostics seam) */
+  gated?(waitedMs: number, outcome: 'started' | 'expired'): void
 }
 
 interface Waiter {
@@ -120,6 +122,7 @@ export class HistoryGate {
       }
       const [w] = this.#waiting.splice(at, 1) as [Waiter]
       w.signal.removeEventListener('abort', w.onAbort)
+      this.#kit.gated?.(now - w.asked, 'started')
       const rate = this.#pollers.rate
       if (w.poll && rate > 0) this.#nextPoll = now + POLL_HEADROOM / rate
       this.#active++
@@ -150,6 +153,7 @@ export class HistoryGate {
       if (w.deadline >= now && w.deadline >= notBefore) continue
       this.#waiting.splice(i--, 1)
       w.signal.removeEventListener('abort', w.onAbort)
+      this.#kit.gated?.(now - w.asked, 'expired')
       w.reject(this.#kit.late(now - w.asked, notBefore > now ? notBefore - now : undefined))
     }
   }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../errors/ServiceError.js'
 import type { Notification } from '../../protocol/types.js'
+import type { Diagnostics } from '../../transport/Diagnostics.js'
 import { isPlausibleTime } from '../../utils/plausibleTime.js'
 import type { ClientStats } from '../ClientStats.js'
 import { DedupeWindow, type Verdict } from './DedupeWindow.js'
@@ -14,6 +15,8 @@ export interface HoldbackHost {
   readonly stats: ClientStats
   /** the subscriber let go (possibly from inside a delivery): nothing more goes out */
   readonly stopped: boolean
+  /** the client's diagnostics seam: a held live frame's delivery is timed from its arrival */
+  readonly diagnostics: Diagnostics | undefined
 }
 
 /**
@@ -91,6 +94,8 @@ export class Holdback {
       return
     }
     this.#held.push(n)
+    const d = this.#host.diagnostics
+    if (d?.active) d.emit({ type: 'held', notification: n })
     if (this.#held.length >= this.#host.settings.maxHeldFrames) {
       const held = this.#held
       this.#held = []
@@ -111,6 +116,9 @@ export class Holdback {
 
   /** Drops what is held without delivering it (the stream ended). */
   discard(): void {
+    const d = this.#host.diagnostics
+    // They leave the pipeline here (they were counted as delivered frames when they arrived).
+    if (d?.active) for (const n of this.#held ?? []) d.emit({ type: 'released', notification: n })
     this.#held = undefined
     this.#splitAt = undefined
     this.#carried = undefined
@@ -120,7 +128,7 @@ export class Holdback {
    * Delivers what is held together with what history had, sorted by `modify_time`, each once; held
    * live frames go first on equal times, so what both sides had counts as live, not recovered.
    */
-  merge(fromHistory: Notification[]): { recovered: number; stale: number } {
+  merge(fromHistory: Notification[], onRecovered?: (n: Notification) => void): { recovered: number; stale: number } {
     const history = new Set(fromHistory)
     for (const n of this.#carried ?? []) history.add(n)
     this.#carried = undefined
@@ -148,8 +156,10 @@ export class Holdback {
     let stale = 0
     this.#deliverAll(ready, (n, verdict) => {
       if (!history.has(n)) return
-      if (verdict === 'new') recovered++
-      else if (verdict === 'stale') stale++
+      if (verdict === 'new') {
+        recovered++
+        onRecovered?.(n)
+      } else if (verdict === 'stale') stale++
     })
     return { recovered, stale }
   }
@@ -174,6 +184,9 @@ export class Holdback {
 
   /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */
   #deliver(n: Notification): Verdict {
+    const d = this.#host.diagnostics
+    // A live frame leaves the pipeline now (delivered, or dropped as a duplicate): its delivery ends here if it was held.
+    if (d?.active && n.source === 'live') d.emit({ type: 'released', notification: n })
     const plausible = isPlausibleTime(n.modifyTime)
     const seen = (this.#seen ??= new DedupeWindow(this.#host.settings.dedupeWindow))
     const verdict = seen.verdict(n, plausible)

@@ -1,4 +1,5 @@
 import { ServiceError, isServiceError } from '../../errors/ServiceError.js'
+import { type Diagnostics, now } from '../../transport/Diagnostics.js'
 import type { SafeLogger } from '../../transport/SafeLogger.js'
 import type { StreamSnapshot } from '../../transport/SocketSnapshot.js'
 import type { Notification } from '../../protocol/types.js'
@@ -44,7 +45,13 @@ export interface ResumeContext {
   /** a stream started polling every `intervalMs`, or stopped (`undefined`): polls of the endpoint are spread over its pollers */
   polling?: ((stream: ResumeStream, intervalMs: number | undefined) => void) | undefined
   logger?: SafeLogger | undefined
+  /** the client's diagnostics seam and the solver's protocol (what its events name) */
+  diagnostics?: Diagnostics | undefined
+  protocol?: string | undefined
 }
+
+/** The backfill the diagnostics seam follows: only while someone listens (no field per stream). */
+const running = new WeakMap<ResumeStream, { id: number; poll: boolean; readAt: number }>()
 
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
@@ -130,6 +137,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       this.#out.event(event)
       return
     }
+    const d = this.#ctx.diagnostics
+    if (d?.active && event.status === 'reconnecting') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '' })
     this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
   }
 
@@ -214,10 +223,13 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         return
       case 'merge': {
         if (event.type !== 'backfilled') return
-        const { recovered, stale } = holdback.merge(event.result.notifications)
+        const d = ctx.diagnostics
+        const run = d?.active ? running.get(this) : undefined
+        const { recovered, stale } = holdback.merge(event.result.notifications, run && ((n) => d!.emit({ type: 'recovered', notification: n, source: run.poll ? 'poll' : 'backfill', readAt: run.readAt })))
         ctx.stats.backfills.recovered += recovered
         ctx.stats.backfills.foreign += event.result.foreign
         this.#reportBackfill(event.since, event.result, recovered, stale)
+        if (run) this.#ended(event.result.truncated ? 'truncated' : 'finished', recovered, event.result)
         return
       }
       case 'backfill-failed': {
@@ -225,19 +237,22 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         const { cause } = event
         ctx.stats.backfills.failed++
         const error = isServiceError(cause) ? cause : new ServiceError('NETWORK', `Backfill failed: ${String(cause)}`, { cause })
-        this.#out.event({ type: 'error', error })
+        this.#ended('failed', 0, undefined, error.code)
+        this.report(error)
         return
       }
       case 'backfill':
         this.#backfill(effect.since, effect.poll)
         return
-      case 'abort':
+      case 'abort': {
+        this.#ended('aborted', 0)
         if (this.#work) {
           this.#work.inFlight?.abort()
           this.#work.inFlight = undefined
           this.#idle()
         }
         return
+      }
       case 'arm':
         this.#arm(effect.timer, effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms)
         return
@@ -292,10 +307,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const work = (this.#work ??= {})
     work.inFlight = controller
     ctx.stats.backfills.runs++
+    const d = ctx.diagnostics
+    const run = d?.active ? { id: d.id(), poll, readAt: 0 } : undefined
+    if (run) {
+      running.set(this, run)
+      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', since, poll })
+    }
     this.#status({ state: 'started', since })
     ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.#holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.#account).then(
       (result) => {
         if (controller.signal.aborted) return
+        if (run) run.readAt = now()
         work.inFlight = undefined
         this.#idle()
         this.#dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.#isUnsettled() })
@@ -313,24 +335,22 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   #reportBackfill(since: number, result: BackfillResult, recovered: number, stale: number): void {
     const ctx = this.#ctx
     if (result.overlong > 0) {
-      this.#out.event({
-        type: 'error',
-        error: new ServiceError(
+      this.report(
+        new ServiceError(
           'INVALID_RESPONSE',
           `History answered pages longer than the size asked: ${result.overlong} rows beyond it were dropped, so this backfill may be incomplete. The service ignores size: fix it, or its configured URL.`,
         ),
-      })
+      )
     }
     if (result.truncated) {
       ctx.stats.backfills.truncated++
       this.#status({ state: 'truncated', since, recovered, stale, left: result.truncated.left })
-      this.#out.event({
-        type: 'error',
-        error: new ServiceError(
+      this.report(
+        new ServiceError(
           'BACKFILL_TRUNCATED',
           `The backfill from ${since} read its limit of ${this.settings.maxBackfillRows} rows (resume.maxBackfillRows) with ${result.truncated.left} rows of history left, so notifications may be missing: reload the snapshot (search history) or raise maxBackfillRows.`,
         ),
-      })
+      )
     } else this.#status({ state: 'finished', since, recovered, stale })
   }
 
@@ -349,10 +369,27 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     return this.#ctx.stats
   }
 
-  /** For the holdback: an error to report. */
+  /** For the holdback: an error to report (the seam hears it once). */
   report(error: ServiceError): void {
+    const d = this.#ctx.diagnostics
+    if (d?.active) d.emit({ type: 'error', code: error.code, protocol: this.#ctx.protocol })
     this.#out.event({ type: 'error', error })
   }
+
+  /** For the holdback: the client's diagnostics seam. */
+  get diagnostics(): Diagnostics | undefined {
+    return this.#ctx.diagnostics
+  }
+
+  /** The seam hears how the backfill it follows ended (`whole`: no gap left, the socket open). */
+  #ended(outcome: 'finished' | 'truncated' | 'failed' | 'aborted', recovered: number, result?: BackfillResult, errorCode?: string): void {
+    const run = running.get(this)
+    if (!run) return
+    running.delete(this)
+    const s = this.#state
+    this.#ctx.diagnostics?.emit({ type: 'backfill', phase: 'end', id: run.id, outcome, rows: result?.rows ?? 0, pages: result?.pages ?? 0, recovered, whole: s.gapFrom === undefined && s.nextGap === undefined && s.status.status === 'open', errorCode })
+  }
+
 
   /** For the holdback: a notification with a plausible time went out; the watermark may move. */
   delivered(modifyTime: number): void {

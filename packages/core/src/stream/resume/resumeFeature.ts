@@ -5,6 +5,7 @@ import type { createBackfill } from '../../search/backfill.js'
 import type { SearchHttpOptions } from '../../search/postJson.js'
 import { searchUnavailable } from '../../search/searchUnavailable.js'
 import type { HistoryReader } from '../../transport/ListenerPool.js'
+import type { Diagnostics } from '../../transport/Diagnostics.js'
 import type { Timers } from '../../transport/Timers.js'
 import type { ResumeFeature } from '../createStreamClient.js'
 import { StreamObservable } from '../IterableObservable.js'
@@ -28,6 +29,8 @@ export function createResumeFeature(
   backfill: ReturnType<typeof createBackfill>,
   /** the client's timers (what the gates arm shows in `stats().timers`), asked when first needed */
   timersOf: () => Timers,
+  /** the client's diagnostics seam (the gates report their waits there), asked when first needed */
+  diagnosticsOf: () => Diagnostics | undefined = () => undefined,
 ): ResumeFeature & { read: HistoryReader } {
   const concurrency = resolveHistoryConcurrency(http.concurrency)
   const timeoutMs = http.timeoutMs ?? 10_000
@@ -44,8 +47,12 @@ export function createResumeFeature(
   const read: HistoryReader = async (solver, account, ask) => {
     const g = gateOf(solver)
     const { HistoryGate } = await (gateModule ??= import('./HistoryGate.js'))
+    const d = diagnosticsOf()
     g.gate ??= new HistoryGate(concurrency, timersOf(), g, {
       cap: capDelay,
+      gated: (waitedMs, outcome) => {
+        if (d?.active) d.emit({ type: 'gate', waitedMs, outcome })
+      },
       late: (waitedMs, retryAfterMs) =>
         Object.assign(
           new ServiceError(
@@ -83,6 +90,8 @@ export function createResumeFeature(
       stats,
       logger: transport.logger,
       clientClosed,
+      diagnostics: transport.diagnostics,
+      protocol: solver.notifications.protocol,
     }
     contexts.set(solver, ctx)
     return ctx

@@ -311,7 +311,7 @@ export class CrossTabPool implements ListenerPool {
     if (!a) return
     this.#asks.delete(rid)
     this.#fallbacks++
-    this.#local.options.logger?.log('warn', 'cross-tab: the leader did not answer a history read in time; this tab reads it itself', { tab: this.#id, leader: this.#leader, afterMs: this.#answerMs + (a.ask.poll ?? 0) })
+    this.#local.options.logger?.log('warn', 'cross-tab fallback: history read here', { leader: this.#leader })
     this.#readHere(a.solver, a.account, a.ask).then(a.resolve, a.reject)
   }
 
@@ -385,6 +385,7 @@ export class CrossTabPool implements ListenerPool {
 
   #becomeLeader(): void {
     this.#local.options.logger?.log('info', 'cross-tab role', { role: 'leader', tab: this.#id })
+    if (this.#local.options.diagnostics.active) this.#local.options.diagnostics.emit({ type: 'role', role: 'leader' })
     this.#role = 'leader'
     this.#leader = this.#id
     this.#announced = this.#id
@@ -406,6 +407,7 @@ export class CrossTabPool implements ListenerPool {
 
   #becomeFollower(leader: string | undefined): void {
     this.#local.options.logger?.log('info', 'cross-tab role', { role: 'follower', tab: this.#id, leader })
+    if (this.#local.options.diagnostics.active) this.#local.options.diagnostics.emit({ type: 'role', role: 'follower' })
     this.#role = 'follower'
     this.#leader = leader
     this.#announcedSelf = false
@@ -441,7 +443,7 @@ export class CrossTabPool implements ListenerPool {
     const listener = this.#bySid.get(sub.sid)
     if (!listener || sub.served || this.#role !== 'follower' || this.#closed) return
     this.#fallbacks++
-    this.#local.options.logger?.log('warn', 'cross-tab: the leader did not answer a stream in time; this tab opens its socket itself', { tab: this.#id, leader: this.#leader, afterMs: SUB_ANSWER_MS })
+    this.#local.options.logger?.log('warn', 'cross-tab fallback: socket opened here', { leader: this.#leader })
     if (this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
     sub.local = true
     sub.served = true
