@@ -7,8 +7,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The release rehearsal (.ci/release/rehearse.sh) hands over the tarballs it packed after `changeset version`.
-if [ -n "${TARBALLS:-}" ]; then for pkg in core testkit relay; do cp "$TARBALLS"/solver-notifications-"$pkg"-*.tgz "$work/"; done
-else for pkg in core testkit relay; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done; fi
+if [ -n "${TARBALLS:-}" ]; then for pkg in core testkit relay otel; do cp "$TARBALLS"/solver-notifications-"$pkg"-*.tgz "$work/"; done
+else for pkg in core testkit relay otel; do (cd "$root/packages/$pkg" && pnpm pack --pack-destination "$work" >/dev/null); done; fi
 cp "$root/.ci/consumer/"smoke* "$root/.ci/consumer/types.ts" "$root/.ci/consumer/sim-server.mjs" "$root/.ci/consumer/runtime-client.mjs" "$work/"
 cd "$work"
 cat > package.json <<JSON
@@ -16,12 +16,17 @@ cat > package.json <<JSON
   "@solver-notifications/core": "file:$(ls "$work"/solver-notifications-core-*.tgz)",
   "@solver-notifications/testkit": "file:$(ls "$work"/solver-notifications-testkit-*.tgz)",
   "@solver-notifications/relay": "file:$(ls "$work"/solver-notifications-relay-*.tgz)",
+  "@solver-notifications/otel": "file:$(ls "$work"/solver-notifications-otel-*.tgz)",
+  "@opentelemetry/api": "~1.9.0", "@opentelemetry/sdk-metrics": "^2.0.0", "@opentelemetry/sdk-trace-base": "^2.0.0",
   "rxjs": "^7.8.0", "typescript": "5.9.3", "@types/node": "^20.19.0",
   "jest": "^30.0.0", "jest-environment-jsdom": "^30.0.0", "bun": "^1.3.0", "deno": "^2.5.0" } }
 JSON
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 node smoke.mjs
 node smoke.cjs
+# OpenTelemetry from the otel tarball, in both module systems: the counters equal the client's stats.
+node smoke.otel.mjs
+node smoke.otel.cjs
 # One copy of core per module system: core and core/query share their modules (one ServiceError class,
 # one protocol registry), in CommonJS as in ESM.
 node -e "require('@solver-notifications/core'); require('@solver-notifications/core/query'); const copies = Object.keys(require.cache).filter((f) => f.includes('@solver-notifications/core/') && require('fs').readFileSync(f, 'utf8').includes('solver-notifications.ServiceError')); if (copies.length !== 1) { console.error('core loaded ServiceError from', copies); process.exit(1) } console.log('commonjs: core and core/query share one copy of core')"

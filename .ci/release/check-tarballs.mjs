@@ -12,7 +12,7 @@ const privateNames = new Set(privateList.split(','))
 const WORKSPACE_CONDITION = '@solver-notifications/source'
 const problems = []
 const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'))
-if (tarballs.length !== 7) problems.push(`expected 7 tarballs, found ${tarballs.length}: ${tarballs.join(', ')}`)
+if (tarballs.length !== 8) problems.push(`expected 8 tarballs, found ${tarballs.length}: ${tarballs.join(', ')}`)
 for (const file of tarballs) {
   const path = join(dir, file)
   const listing = new Set(execFileSync('tar', ['-tzf', path], { encoding: 'utf8' }).split('\n').filter(Boolean).map((p) => p.replace(/^package\//, '')))

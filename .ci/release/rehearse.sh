@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A release, rehearsed: on a scratch copy of the repository, `changeset version` (the packages move
-# together), pnpm pack of all seven publishable packages, a check of every packed manifest, then npm
+# together), pnpm pack of all eight publishable packages, a check of every packed manifest, then npm
 # installs of the tarballs into fresh projects outside the workspace (no links, no pnpm) and a smoke
 # of each package against the testkit simulator from its tarball. Needs `pnpm build` first (the
 # scratch copy packs the dist the build made).
@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 scratch="$work/repo"
 tarballs="$work/tarballs"
 mkdir -p "$scratch" "$tarballs"
-publishable=(core react vue svelte testkit devtools relay)
+publishable=(core react vue svelte testkit devtools relay otel)
 
 # 1. A scratch copy of what git tracks (what a clean clone has), plus the dist of each package.
 (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$scratch")
@@ -30,7 +30,7 @@ for pkg in "${publishable[@]}"; do (cd "packages/$pkg" && pnpm pack --pack-desti
 private="$(node -e "const fs=require('fs');const names=[];for(const d of ['packages','examples'])for(const p of fs.readdirSync(d)){try{const m=JSON.parse(fs.readFileSync(d+'/'+p+'/package.json','utf8'));if(m.private)names.push(m.name)}catch{}}console.log(names.join(','))")"
 node "$root/.ci/release/check-tarballs.mjs" "$tarballs" "$version" "$private"
 
-# 2. Core, testkit and relay: Node ESM and CommonJS, TypeScript in four resolutions, Jest, Bun, Deno, the CLIs.
+# 2. Core, testkit, relay and otel: Node ESM and CommonJS, TypeScript in four resolutions, Jest, Bun, Deno, the CLIs.
 TARBALLS="$tarballs" bash "$root/.ci/consumer/run.sh"
 
 # 3. React, Vue, Svelte and devtools in a fresh project of their own.

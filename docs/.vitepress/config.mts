@@ -113,6 +113,7 @@ export default {
           { text: 'React, Vue, Svelte', link: '/guide/adapters' },
           { text: 'Server rendering', link: '/guide/server-rendering' },
           { text: 'Testing', link: '/guide/testing' },
+          { text: 'Observability', link: '/guide/observability' },
           { text: 'Runtimes', link: '/guide/runtimes' },
           { text: 'The relay', link: '/guide/relay' },
           { text: 'Troubleshooting', link: '/guide/troubleshooting' },
@@ -121,7 +122,7 @@ export default {
       },
       {
         text: 'Packages',
-        items: ['core', 'react', 'vue', 'svelte', 'devtools', 'testkit', 'relay'].map((name) => ({ text: `@solver-notifications/${name}`, link: `/packages/${name}` })),
+        items: ['core', 'react', 'vue', 'svelte', 'devtools', 'testkit', 'relay', 'otel'].map((name) => ({ text: `@solver-notifications/${name}`, link: `/packages/${name}` })),
       },
       {
         text: 'Design',

@@ -66,7 +66,7 @@ it('the built docs site: home, a guide, an API page, and the search box finds wa
   // The reference covers all seven packages, titled by package name.
   await page.goto(`${base}/api/`)
   const modules = await page.locator('.vp-doc a').allTextContents()
-  for (const name of ['core', 'react', 'vue', 'svelte', 'devtools', 'testkit', 'relay']) expect(modules).toContain(`@solver-notifications/${name}`)
+  for (const name of ['core', 'react', 'vue', 'svelte', 'devtools', 'testkit', 'relay', 'otel']) expect(modules).toContain(`@solver-notifications/${name}`)
 
   await page.goto(`${base}/`)
   await page.locator('.DocSearch, .VPNavBarSearch button').first().click()

@@ -25,7 +25,7 @@ export type DiagnosticEvent =
   /** a notification a backfill or poll recovered, given to the stream's subscriber (`readAt`: when history answered) */
   | { readonly type: 'recovered'; readonly notification: Notification; readonly source: 'backfill' | 'poll'; readonly readAt: number }
   /** a resume stream's backfill (or poll) starts */
-  | { readonly type: 'backfill'; readonly phase: 'start'; readonly id: number; readonly protocol: string; readonly since: number; readonly poll: boolean }
+  | { readonly type: 'backfill'; readonly phase: 'start'; readonly id: number; readonly protocol: string; readonly stream: string; readonly since: number; readonly poll: boolean }
   /** how it ended (`aborted`: the stream ended first; `whole`: no gap left and the socket open) */
   | {
       readonly type: 'backfill'
@@ -38,8 +38,11 @@ export type DiagnosticEvent =
       readonly whole: boolean
       readonly errorCode?: string | undefined
     }
-  /** a resume stream's socket went down (its gap opened; the `backfill` end that says `whole` closes it) */
-  | { readonly type: 'gap'; readonly protocol: string }
+  /**
+   * a resume stream's socket went down (its gap opened; the `backfill` end that says `whole` closes it).
+   * `stream` names the stream (its checkpoint key: an account, so never a metric attribute).
+   */
+  | { readonly type: 'gap'; readonly protocol: string; readonly stream: string }
   /** a history request leaves the endpoint's gate: started, or failed waiting (`expired`) */
   | { readonly type: 'gate'; readonly waitedMs: number; readonly outcome: 'started' | 'expired' }
   /** a `waitFor` call starts, and how it ended */

@@ -138,7 +138,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       return
     }
     const d = this.#ctx.diagnostics
-    if (d?.active && event.status === 'reconnecting') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '' })
+    if (d?.active && event.status === 'reconnecting') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account) })
     this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
   }
 
@@ -311,7 +311,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const run = d?.active ? { id: d.id(), poll, readAt: 0 } : undefined
     if (run) {
       running.set(this, run)
-      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', since, poll })
+      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', stream: ctx.keyOf(this.#account), since, poll })
     }
     this.#status({ state: 'started', since })
     ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.#holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.#account).then(

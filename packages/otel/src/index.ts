@@ -1,0 +1,1 @@
+export { type InstrumentOptions, type Instrumentation, METRICS, SPANS, instrumentNotifications } from './instrumentNotifications.js'
