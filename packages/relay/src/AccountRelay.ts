@@ -1,10 +1,12 @@
 import { type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
+import type { Span, Tracer } from '@opentelemetry/api'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
 import type { JetStreamPublisher, PublishError } from './JetStreamPublisher.js'
 import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
 import type { RelayLogger } from './relayLogger.js'
 import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
+import { RECEIVED_AT_HEADER, TRACEPARENT_HEADER, publishSpan, traceparentOf } from './tracing.js'
 
 /**
  * The resume streams' de-duplication key: the notification's content (quote, modify_time, action, status,
@@ -31,6 +33,8 @@ export interface AccountContext {
   protocolOf: (watched: WatchedAccount) => string
   /** a publish failed: makes sure the stream exists (re-creating it if it was deleted); true when it was missing */
   streamLost: () => Promise<boolean>
+  /** the tracer of the publishes now, or undefined while nothing traces (then no span: only the header) */
+  tracer: () => Tracer | undefined
 }
 
 interface Pending {
@@ -40,6 +44,9 @@ interface Pending {
   msgId: string
   receivedAt: number
   attempt: number
+  /** its PRODUCER span and the `traceparent` it travels with, made at its first publish when something traces */
+  span?: Span | undefined
+  traceparent?: string | undefined
 }
 
 const RETRY_MAX_MS = 5_000
@@ -151,20 +158,41 @@ export class AccountRelay {
     }
     this.ctx.metrics.received++
     this.count.count++
+    if (n.modifyTime !== null) this.ctx.metrics.age(Date.now() / 1000 - n.modifyTime)
     this.publish({ n, key, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
   }
 
   private publish(p: Pending): void {
     ;(this.pending ??= new Set()).add(p)
     const { publisher, subjectPrefix } = this.ctx
-    publisher.publish(`${subjectPrefix}.${this.watched.key}`, JSON.stringify(p.n), p.msgId, (error, duplicate) => {
-      if (error) void this.retry(p, error)
-      else this.acknowledged(p, duplicate)
-    })
+    const subject = `${subjectPrefix}.${this.watched.key}`
+    if (p.attempt === 0) {
+      const tracer = this.ctx.tracer()
+      if (tracer) {
+        p.span = publishSpan(tracer, subject, p.msgId)
+        p.traceparent = traceparentOf(p.span.spanContext())
+      }
+    }
+    const receivedAt = String(p.receivedAt)
+    const traceparent = p.traceparent
+    publisher.publish(
+      subject,
+      JSON.stringify(p.n),
+      p.msgId,
+      (error, duplicate) => {
+        if (error) void this.retry(p, error)
+        else this.acknowledged(p, duplicate)
+      },
+      (h) => {
+        h.set(RECEIVED_AT_HEADER, receivedAt)
+        if (traceparent) h.set(TRACEPARENT_HEADER, traceparent)
+      },
+    )
   }
 
   private acknowledged(p: Pending, duplicate: boolean): void {
     this.pending?.delete(p)
+    p.span?.end()
     this.ctx.metrics.acked(Date.now() - p.receivedAt, duplicate)
     const t = p.n.modifyTime
     if (t !== null && t > this.acked) {
@@ -234,6 +262,8 @@ export class AccountRelay {
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     this.stopped = true
+    // Publishes given up here: their spans end (the next owner publishes them again).
+    for (const p of this.pending ?? []) p.span?.end()
     for (const timer of this.retryTimers ?? []) clearTimeout(timer)
     this.retryTimers = undefined
     if (forget) this.record.forget(this.watched.key, this)

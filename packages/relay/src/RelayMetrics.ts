@@ -47,6 +47,8 @@ class SlidingMax {
 
 /** Seconds from receiving a notification to JetStream's acknowledgement: loopback is sub-millisecond, a far NATS or a backlog seconds. */
 const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+/** Notification ages (seconds): sub-second for a healthy solver, minutes for a backlog. */
+const AGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900]
 
 let processRegistry: Registry | undefined
 
@@ -93,6 +95,7 @@ export class RelayMetrics {
   private readonly backfillResults = { finished: 0, truncated: 0 }
   private readonly lag = new SlidingMax(10)
   private readonly ack: Histogram
+  private readonly ages: Histogram
 
   constructor(source: MetricsSource) {
     const registers = [this.#own]
@@ -122,6 +125,7 @@ export class RelayMetrics {
       for (const s of this.streams.values()) set(s.labels, s.count)
     })
     this.ack = new Histogram({ name: 'solver_relay_publish_ack_seconds', help: 'From receiving a notification to its JetStream acknowledgement.', buckets: ACK_BUCKETS, registers })
+    this.ages = new Histogram({ name: 'solver_relay_notification_age_seconds', help: "A notification's age when its frame reached the relay: receive time less its modify_time (a slow solver, or a backlog in front of it).", buckets: AGE_BUCKETS, registers })
     gauge('solver_relay_accounts_owned', 'Accounts of the partitions this relay holds (it watches them, or opens them behind their checkpoints).', [], (set) => set({}, source.owned()))
     gauge('solver_relay_partitions_owned', 'Partitions this relay holds a lease for.', [], (set) => set({}, source.partitions?.() ?? 0))
     gauge('solver_relay_accounts', "Entries of the accounts bucket (a relay reads only its own partitions' keys; removed accounts count until their delete markers are purged).", [], (set) => set({}, source.accounts()))
@@ -173,6 +177,11 @@ export class RelayMetrics {
     if (duplicate) this.duplicates++
     this.ack.observe(lagMs / 1000)
     this.lag.add(lagMs)
+  }
+
+  /** A notification received `seconds` after its modify_time. */
+  age(seconds: number): void {
+    this.ages.observe(Math.max(0, seconds))
   }
 
   error(code: string): void {

@@ -2,11 +2,13 @@ import { AckPolicy, type ConsumerConfig, DeliverPolicy, type JsMsg, jetstream, j
 import { nanos } from '@nats-io/nats-core'
 import { type Notification, isAddress } from '@solver-notifications/core'
 import { isPlausiblePosition } from '@solver-notifications/core/internal'
+import { type Span, type SpanContext, SpanKind, type Tracer, type TracerProvider } from '@opentelemetry/api'
 import { Observable } from 'rxjs'
 import { z } from 'zod'
 import { type NatsTarget, openNats } from './natsConnection.js'
 import { RelayError } from './RelayError.js'
 import { checkSubjectPrefix } from './relayStorage.js'
+import { PROCESS_SPAN, RECEIVED_AT_HEADER, TRACEPARENT_HEADER, parseTraceparent, tracerOf } from './tracing.js'
 
 /**
  * Options of {@link consumeNotifications}.
@@ -35,6 +37,11 @@ export interface ConsumeOptions {
   deliver?: 'new' | 'all' | { since: number } | undefined
   /** a durable's unacknowledged message comes again after this (30,000 ms) */
   ackWaitMs?: number | undefined
+  /**
+   * opens a CONSUMER span `solver_notifications process` per message, linked to the relay's publish span
+   * (from its `traceparent`); default: the global tracer provider once an SDK registered one
+   */
+  tracerProvider?: TracerProvider | undefined
 }
 
 /**
@@ -50,6 +57,13 @@ export interface ConsumedNotification {
   seq: number
   /** done with it (a durable consumer does not send it again); nothing to do for an ephemeral one */
   ack(): void
+  /** the relay's publish span, from the message's `traceparent` (undefined when the relay did not trace) */
+  traceContext: SpanContext | undefined
+  /**
+   * how long ago the relay received its frame (ms, from the message's `Solver-Received-At`), or, for a
+   * message without that header, how old the notification is (now less its `modify_time`)
+   */
+  ageMs: number | undefined
 }
 
 /**
@@ -163,6 +177,15 @@ export function consumeNotifications(options: ConsumeOptions): NotificationConsu
         if (control.stopped || queue.length === 0) break
         const m = queue.shift()!
         const item = toConsumed(m, durable !== undefined)
+        const tracer = item ? tracerOf(options.tracerProvider) : undefined
+        const span = item && tracer ? processSpan(tracer, m.subject, item) : undefined
+        if (span && item) {
+          const ack = item.ack
+          item.ack = () => {
+            span.end()
+            ack()
+          }
+        }
         // Not a notification, or read by an ephemeral reader (no resume): acknowledged here.
         if (!item || !durable) m.ack()
         if (!item) {
@@ -171,6 +194,8 @@ export function consumeNotifications(options: ConsumeOptions): NotificationConsu
         }
         counts.delivered++
         yield item
+        // The reader asked for the next one: this one is processed (acknowledged or not).
+        if (span?.isRecording()) span.end()
       }
     } catch (error) {
       if (error instanceof RelayError) throw error
@@ -223,7 +248,19 @@ function toConsumed(m: JsMsg, acks: boolean): ConsumedNotification | undefined {
   }
   const parsed = notificationSchema.safeParse(body)
   if (!parsed.success) return undefined
-  return { notification: parsed.data as unknown as Notification, subject: m.subject, seq: m.seq, ack: acks ? () => m.ack() : () => {} }
+  const notification = parsed.data as unknown as Notification
+  const receivedAt = Number(m.headers?.get(RECEIVED_AT_HEADER) || Number.NaN)
+  const ageMs = Number.isFinite(receivedAt) ? Date.now() - receivedAt : notification.modifyTime !== null ? Date.now() - notification.modifyTime * 1000 : undefined
+  return { notification, subject: m.subject, seq: m.seq, ack: acks ? () => m.ack() : () => {}, traceContext: parseTraceparent(m.headers?.get(TRACEPARENT_HEADER)), ageMs }
+}
+
+/** The CONSUMER span of one message, linked to the relay's publish span when the message carries it. */
+function processSpan(tracer: Tracer, subject: string, item: ConsumedNotification): Span {
+  return tracer.startSpan(PROCESS_SPAN, {
+    kind: SpanKind.CONSUMER,
+    links: item.traceContext ? [{ context: item.traceContext }] : [],
+    attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': subject },
+  })
 }
 
 function filterSubject(prefix: string, filter: ConsumeOptions['filter']): string {

@@ -1,4 +1,5 @@
 import type { KV } from '@nats-io/kv'
+import type { TracerProvider } from '@opentelemetry/api'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { type NotificationsClient, type NotificationsClientOptions, type NotificationsConfig, type NotificationsConfigInput, createConfig, createNotificationsClient } from '@solver-notifications/core'
 import type { Registry } from 'prom-client'
@@ -20,6 +21,7 @@ import { RelayMetrics } from './RelayMetrics.js'
 import type { RelayStats } from './RelayStats.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { relayReadiness } from './relayReadiness.js'
+import { tracerOf } from './tracing.js'
 import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openBucket, openStorage } from './relayStorage.js'
 
 /**
@@ -56,6 +58,11 @@ export interface RelayOptions {
   http?: string | undefined
   /** passed to the notifications client (e.g. a `WebSocket` implementation, `reconnect`) */
   client?: Omit<Partial<NotificationsClientOptions>, 'config'> | undefined
+  /**
+   * traces every publish (a PRODUCER span `solver_notifications publish`, its `traceparent` on the
+   * message); default: the global tracer provider of `@opentelemetry/api` once an SDK registered one
+   */
+  tracerProvider?: TracerProvider | undefined
 }
 
 /**
@@ -200,6 +207,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       }
     },
     streamLost: streamRecovery(jsm, streamName, prefix, logger),
+    tracer: () => tracerOf(options.tracerProvider),
   }
   const c = new Coordinator({
     id,
