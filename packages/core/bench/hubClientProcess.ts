@@ -7,7 +7,7 @@ import { cpuMs, tick } from './cpu.js'
 import { handWrittenHub } from './handWrittenClient.js'
 
 type Command =
-  | { op: 'open'; side: 'ours' | 'hand-written'; url: string; lingerMs?: number; warm: string; warmup: string[] }
+  | { op: 'open'; side: 'ours' | 'instrumented' | 'hand-written'; url: string; lingerMs?: number; warm: string; warmup: string[] }
   | { op: 'subscribe'; accounts: string[]; waitMs?: number }
   | { op: 'unsubscribe'; waitMs: number }
   | { op: 'expect'; frames: number }
@@ -22,9 +22,10 @@ interface Side {
 let side: Side
 let onFrame = () => {}
 
-function ours(url: string, lingerMs: number | undefined, warm: string): Side {
+function ours(url: string, lingerMs: number | undefined, warm: string, instrument?: (client: NotificationsClient) => void): Side {
   const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'r', solvers: { r: { notifications: { protocol: 'rasa', url } } } } } })
   const client: NotificationsClient = createNotificationsClient({ config, ...(lingerMs === undefined ? {} : { lingerMs }) })
+  instrument?.(client)
   client.notifications({ account: warm as `0x${string}` }).subscribe()
   let subs: Subscription[] = []
   return {
@@ -59,7 +60,10 @@ process.on('message', async (command: Command) => {
   const reply = (value: unknown) => process.send!(value)
   switch (command.op) {
     case 'open': {
-      side = command.side === 'ours' ? ours(command.url, command.lingerMs, command.warm) : reference(command.url, command.warm)
+      // The OTEL bench: the same client with @solver-notifications/otel's metrics on (an SDK meter provider
+      // whose reader exports nothing during the window: what recording costs, not exporting).
+      const instrument = command.side === 'instrumented' ? ((await import('../../otel/bench/meteredClient.js')) as { instrument: (client: NotificationsClient) => void }).instrument : undefined
+      side = command.side === 'hand-written' ? reference(command.url, command.warm) : ours(command.url, command.lingerMs, command.warm, instrument)
       // Warm the measured client itself (its closures carry their own JIT feedback) on other accounts,
       // wait out their linger, then let the collector catch up: the window starts hot and clean.
       for (let i = 0; i < 6; i++) {

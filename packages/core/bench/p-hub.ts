@@ -5,11 +5,13 @@ import { type RemoteSimulator, startRemoteSimulator } from './remoteSimulator.js
 
 const ACCOUNTS = 10_000
 const accountOf = (i: number, base = 1) => `0x${(i + base).toString(16).padStart(40, '0')}`
-const accounts = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i))
+/** The 10,000 accounts of the hub (P1-P3, and the OTEL bench of @solver-notifications/otel). */
+export const accounts = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i))
 const half = accounts.slice(0, ACCOUNTS / 2)
 const warmup = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i, 0x100000))
 const warm = '0xffffffffffffffffffffffffffffffffffffffff'
-type SideName = 'ours' | 'hand-written'
+/** Which client a process runs: ours, ours with OpenTelemetry metrics on (the OTEL bench), or the hand-written one. */
+export type SideName = 'ours' | 'instrumented' | 'hand-written'
 
 /** A full rasa frame (about 400 bytes), as solvers send them. */
 const frame = {
@@ -36,7 +38,7 @@ const until = async (condition: () => Promise<boolean>) => {
 }
 
 /** A client of one kind in its own process (hubClientProcess.ts), warmed up and open on the hub with one account. */
-async function startClient(sim: RemoteSimulator, side: SideName, lingerMs?: number) {
+export async function startClient(sim: RemoteSimulator, side: SideName, lingerMs?: number) {
   // --single-threaded: V8 compiles and collects on the main thread, so process CPU is this client's
   // work alone (background compiler threads would otherwise bill earlier optimizations to a window).
   const child: ChildProcess = fork(fileURLToPath(new URL('./hubClientProcess.ts', import.meta.url)), [], {

@@ -73,11 +73,13 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE)
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE)
   const base = { 'messaging.system': SYSTEM }
-  const consumed = meter.createCounter(METRICS.consumed, { unit: '{message}', description: 'Notifications handed to subscribers, live frames (once per frame) or recovered by a backfill or poll (once per stream).' })
+  // Counted here and read at each collection (an observable counter): an SDK record costs about a
+  // microsecond of attribute hashing, as much again as a frame's whole path; counts need no per-frame record.
+  const consumed = meter.createObservableCounter(METRICS.consumed, { unit: '{message}', description: 'Notifications handed to subscribers, live frames (once per frame) or recovered by a backfill or poll (once per stream).' })
   const deliveryDuration = meter.createHistogram(METRICS.deliveryDuration, { unit: 's', description: 'A frame received (or a history row read) to its delivery; the time a backfill held it included.' })
   const age = meter.createHistogram(METRICS.age, { unit: 's', description: "Delivery time less the notification's modify_time: an old one is a slow solver or a backlog." })
   const backfillDuration = meter.createHistogram(METRICS.backfillDuration, { unit: 's', description: 'One backfill or poll, asked to finished or failed.' })
-  const backfillRecovered = meter.createCounter(METRICS.backfillRecovered, { unit: '{message}', description: 'Notifications a backfill or poll recovered.' })
+  const backfillRecovered = meter.createObservableCounter(METRICS.backfillRecovered, { unit: '{message}', description: 'Notifications a backfill or poll recovered.' })
   const gapDuration = meter.createHistogram(METRICS.gapDuration, { unit: 's', description: 'A resume stream without its socket, until it is whole again (its gap backfilled).' })
   const heartbeatRtt = meter.createHistogram(METRICS.heartbeatRtt, { unit: 's', description: 'Protocol ping to pong, where heartbeats run (Node).' })
   const errors = meter.createCounter(METRICS.errors, { unit: '{error}', description: 'Error events, by their ServiceError code.' })
@@ -88,8 +90,25 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
     const status = client.stats().socketStatus
     for (const s of ['connecting', 'open', 'reconnecting'] as const) result.observe(status[s], { ...base, 'solver_notifications.socket.status': s })
   }
+  /** Per attribute set (protocol, then source): one frozen attributes object, and the counts so far (no allocation per frame). */
+  type Counted = { attributes: Attributes; consumed: number; recovered: number }
+  const byProtocol = new Map<string, Map<string, Counted>>()
+  const setOf = (protocol: string, source: string): Counted => {
+    let sources = byProtocol.get(protocol)
+    if (!sources) byProtocol.set(protocol, (sources = new Map()))
+    let set = sources.get(source)
+    if (!set) sources.set(source, (set = { attributes: Object.freeze({ ...base, 'solver_notifications.protocol': protocol, 'solver_notifications.source': source }), consumed: 0, recovered: 0 }))
+    return set
+  }
+  const each = (visit: (set: Counted) => void) => {
+    for (const sources of byProtocol.values()) for (const set of sources.values()) visit(set)
+  }
+  const observeConsumed = (result: ObservableResult) => each((set) => set.consumed > 0 && result.observe(set.consumed, set.attributes))
+  const observeRecovered = (result: ObservableResult) => each((set) => set.recovered > 0 && result.observe(set.recovered, set.attributes))
   reconnects.addCallback(observeReconnects)
   sockets.addCallback(observeSockets)
+  consumed.addCallback(observeConsumed)
+  backfillRecovered.addCallback(observeRecovered)
 
   /** Live frames a resume stream holds: their arrival, until the first stream releases them. */
   const held = new WeakSet<Notification>()
@@ -102,8 +121,10 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   const gaps = new Map<string, number>()
 
   const delivered = (n: Notification, source: 'live' | 'backfill' | 'poll', durationMs: number) => {
-    const attributes = { ...base, 'solver_notifications.protocol': n.protocol, 'solver_notifications.source': source }
-    consumed.add(1, attributes)
+    const set = setOf(n.protocol, source)
+    set.consumed++
+    if (source !== 'live') set.recovered++
+    const attributes = set.attributes
     deliveryDuration.record(Math.max(0, durationMs) / 1000, attributes)
     if (plausible(n.modifyTime)) age.record(Math.max(0, Date.now() / 1000 - n.modifyTime), attributes)
     if (options.notificationSpans) {
@@ -132,7 +153,6 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
       }
       case 'recovered':
         delivered(e.notification, e.source, performance.now() - e.readAt)
-        backfillRecovered.add(1, { ...base, 'solver_notifications.protocol': e.notification.protocol, 'solver_notifications.source': e.source })
         return
       case 'socket':
         onSocket(e)
@@ -209,6 +229,8 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
       unsubscribe()
       reconnects.removeCallback(observeReconnects)
       sockets.removeCallback(observeSockets)
+      consumed.removeCallback(observeConsumed)
+      backfillRecovered.removeCallback(observeRecovered)
       for (const span of dials.values()) span.end()
       for (const run of backfills.values()) run.span.end()
       for (const span of waits.values()) span.end()
