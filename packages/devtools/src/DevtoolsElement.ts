@@ -1,4 +1,5 @@
 import type { ClientSnapshot, NotificationsStreamClient } from '@solver-notifications/core'
+import { type StreamTiming, watchDeliveries } from './deliveryTimes.js'
 import type { Subscription } from 'rxjs'
 
 /** The tag the panel registers: `<solver-notifications-devtools>`. */
@@ -49,7 +50,7 @@ section { border-top: 1px solid #333; padding: 6px 0; overflow-wrap: anywhere; }
 `
 
 /** Renders one snapshot: counters, then each socket with its resume streams and their newest notifications. */
-function render(s: ClientSnapshot): string {
+function render(s: ClientSnapshot, timing: (key: string) => StreamTiming | undefined = () => undefined): string {
   const { stats } = s
   const crossTab = stats.crossTab ? ` · cross-tab ${html(stats.crossTab.role)} of ${stats.crossTab.tabs} tab(s)` : ''
   const summary = `sockets ${stats.socketStatus.open} open, ${stats.socketStatus.connecting} connecting, ${stats.socketStatus.reconnecting} reconnecting · frames ${stats.frames.received} received, ${stats.frames.delivered} delivered · reconnects ${stats.reconnects} · backfills ${stats.backfills.runs} (recovered ${stats.backfills.recovered}, truncated ${stats.backfills.truncated}, failed ${stats.backfills.failed})${crossTab}`
@@ -64,7 +65,9 @@ function render(s: ClientSnapshot): string {
             .reverse()
             .map((n) => `<li class="${html(n.source)}">${time(n.modifyTime)} quote ${html(n.quoteId)} ${html(n.lastSeenAction)} → ${html(n.type)}${n.source === 'backfill' ? ' <span class="backfill">[backfill]</span>' : ''}</li>`)
             .join('')
-          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${html(r.held)}${backfill}<ul>${recent || '<li class="muted">no notification yet</li>'}</ul></div>`
+          const t = timing(`${k.chainId}:${k.solverId}:${r.account.toLowerCase()}`)
+          const times = t ? ` · <span class="timing">last ${(t.sinceMs / 1000).toFixed(1)} s ago, delivery p99 ${t.p99Ms.toFixed(1)} ms</span>` : ''
+          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${html(r.held)}${times}${backfill}<ul>${recent || '<li class="muted">no notification yet</li>'}</ul></div>`
         })
         .join('')
       return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.key)} · ${html(k.protocol)} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`
@@ -90,6 +93,7 @@ export function defineDevtoolsElement(): CustomElementConstructor {
     }
     private current: NotificationsStreamClient | undefined
     private subscription: Subscription | undefined
+    private deliveries: ReturnType<typeof watchDeliveries> | undefined
     private last: ClientSnapshot | undefined
     private readonly root = this.attachShadow({ mode: 'open' })
     private readonly frame: HTMLDivElement
@@ -151,6 +155,8 @@ export function defineDevtoolsElement(): CustomElementConstructor {
     disconnectedCallback(): void {
       this.subscription?.unsubscribe()
       this.subscription = undefined
+      this.deliveries?.stop()
+      this.deliveries = undefined
     }
 
     private sync(): void {
@@ -164,13 +170,17 @@ export function defineDevtoolsElement(): CustomElementConstructor {
     private restart(): void {
       this.subscription?.unsubscribe()
       this.subscription = undefined
+      this.deliveries?.stop()
+      this.deliveries = undefined
       // Closed, the panel asks for nothing: the streams record nothing for it.
       if (!this.current || !this.isConnected || !this.open) return
+      // Delivery times from the diagnostics seam (only while open: nothing is timed otherwise).
+      const deliveries = (this.deliveries = watchDeliveries(this.current))
       this.subscription = this.current.inspect({ intervalMs: 500 }).subscribe((snapshot) => {
         this.last = snapshot
         let markup: string
         try {
-          markup = render(snapshot)
+          markup = render(snapshot, (key) => deliveries.of(key))
         } catch (error) {
           // One value the panel cannot show must not freeze it: the next snapshot renders again.
           markup = `<section class="failed">could not show this snapshot: ${html((error as Error)?.message ?? error)}</section>`

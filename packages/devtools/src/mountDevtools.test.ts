@@ -55,7 +55,11 @@ it('shows any value a notification may carry (a timestamp in microseconds as giv
   await until(() => items().length === 3 && items()[0]!.includes('quote 3'), 'the notification after the bad timestamp')
   expect(items()[1]).toContain(String(micro))
   expect(items().map((t) => /quote (\d+)/.exec(t)![1])).toEqual(['3', '2', '1'])
+  // Delivery times come from the diagnostics seam while the panel is open.
+  await until(() => /last \d+\.\d s ago, delivery p99 \d+\.\d ms/.test(panel.shadowRoot!.querySelector(`.stream[data-account="${account}"] .timing`)?.textContent ?? ''), 'the stream timing')
+  expect(live.client.diagnostics.active).toBe(true)
   unmount()
+  expect(live.client.diagnostics.active).toBe(false)
 })
 
 it('closed, the panel inspects nothing: streams record nothing for it', async () => {
@@ -66,10 +70,13 @@ it('closed, the panel inspects nothing: streams record nothing for it', async ()
   const unmount = mountDevtools(live.client)
   await new Promise((r) => setTimeout(r, 0))
   expect(inspect).not.toHaveBeenCalled()
+  expect(live.client.diagnostics.active).toBe(false)
   const panels = document.body.querySelectorAll('solver-notifications-devtools')
   const panel = panels[panels.length - 1]! as HTMLElement & { open: boolean }
   panel.open = true
   expect(inspect).toHaveBeenCalledTimes(1)
+  expect(live.client.diagnostics.active).toBe(true)
   panel.open = false
+  expect(live.client.diagnostics.active).toBe(false)
   unmount()
 })
