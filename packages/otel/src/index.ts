@@ -1,1 +1,5 @@
+/**
+ * @packageDocumentation
+ * @module @solver-notifications/otel
+ */
 export { type InstrumentOptions, type Instrumentation, METRICS, SPANS, instrumentNotifications } from './instrumentNotifications.js'
