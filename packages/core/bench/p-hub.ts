@@ -11,7 +11,7 @@ const half = accounts.slice(0, ACCOUNTS / 2)
 const warmup = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i, 0x100000))
 const warm = '0xffffffffffffffffffffffffffffffffffffffff'
 /** Which client a process runs: ours, ours with OpenTelemetry metrics on (the OTEL bench), or the hand-written one. */
-export type SideName = 'ours' | 'instrumented' | 'hand-written'
+export type SideName = 'ours' | 'instrumented' | 'listener' | 'hand-written'
 
 /** A full rasa frame (about 400 bytes), as solvers send them. */
 const frame = {
