@@ -78,10 +78,10 @@ export class Connection {
   #oversize = false
   /** when the last ping went (only while someone listens to the diagnostics) */
   #pingAt = 0
-  /** when the current socket's dial began, and a replacement put off to keep them a second apart (see `redial`) */
+  /** when the current socket's dial began: replacements for lifecycle events stay a second apart (see `redial`) */
   #dialedAt = 0
-  #redialAsked = 0
-  #redialTimer: Handle
+  /** a replacement for a lifecycle event dials no earlier than this (a nudge does not hurry it) */
+  #redialNotBefore = 0
   #lastSubscribe: { accounts: number; bytes: number } | undefined
 
   /** the URL as messages show it: userinfo and query values are `***` (tokens travel there) */
@@ -149,33 +149,32 @@ export class Connection {
     return true
   }
 
-  /** Waiting to retry: dial now (the network is back, the page is visible). */
+  /**
+   * Waiting to retry: dial now (the network is back, the page is visible) — unless a replacement for a
+   * lifecycle event is waiting out its second (see `redial`): then it stays put.
+   */
   nudge(): void {
     if (this.#state !== 'reconnecting' || this.#retryTimer === undefined) return
+    if (this.#redialNotBefore > Date.now()) return
     this.#retryTimer = this.#ctx.timers.clear(this.#retryTimer)
     this.#ctx.stats.reconnects++
     this.#dial()
   }
 
-  /** Replaces the socket now, whatever its state, when it may be dead without knowing (after sleep). */
+  /**
+   * Replaces the socket, whatever its state, when it may be dead without knowing (after sleep, on another
+   * network). The suspect socket is let go at once: what it still carries may come after frames its link
+   * lost, and would move a resume stream's watermark past them. The new socket is dialed at most once a
+   * second (a network that flaps, 165 `online` in 4 s, would otherwise replace it each time and make every
+   * resume stream backfill each time).
+   */
   redial(reason: string): void {
     if (this.#state === 'open' && this.#ws) {
-      const wait = this.#dialedAt + MIN_REDIAL_MS - Date.now()
-      if (wait > 0) {
-        // At most one replacement a second: a network that flaps (165 `online` in 4 s) would otherwise
-        // replace the socket each time, and every resume stream on it would backfill each time. One
-        // replacement follows at the end of the second, unless the socket was dialed again after the
-        // last event (then it is on the network of now).
-        this.#redialAsked = Date.now()
-        this.#redialTimer ??= this.#ctx.timers.set(() => {
-          this.#redialTimer = undefined
-          if (this.#dialedAt <= this.#redialAsked) this.redial(reason)
-        }, wait)
-        return
-      }
-      this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined })
+      this.#redialNotBefore = this.#dialedAt + MIN_REDIAL_MS
+      this.#lost(this.#ws, { cause: 'dead', reason, oversize: false, afterSubscribe: undefined }, this.#redialNotBefore - Date.now())
+      return
     }
-    // Waiting to retry: dial now (not a replacement, nothing to put off).
+    // Waiting to retry: dial now (not a replacement).
     this.nudge()
   }
 
@@ -440,8 +439,11 @@ export class Connection {
     this.#pingTimer = timers.set(beat, heartbeat.intervalMs)
   }
 
-  /** The socket is gone (or never came): retry with backoff, or end, as the close policy says. */
-  #lost(ws: WebSocketLike | undefined, lost: LostSocket): void {
+  /**
+   * The socket is gone (or never came): retry with backoff (a replacement for a lifecycle event: in
+   * `notBeforeMs`), or end, as the close policy says.
+   */
+  #lost(ws: WebSocketLike | undefined, lost: LostSocket, notBeforeMs?: number): void {
     const { options, timers, stats } = this.#ctx
     const epoch = this.#epoch
     if (ws) this.#abandon(ws, lost.cause === 'dead')
@@ -471,7 +473,8 @@ export class Connection {
       this.#finish({ attempt: this.#failures, ...defined({ ...detail, closeReason: lost.reason ?? `gave up after ${options.maxAttempts} reconnect attempts` }) }, false)
       return
     }
-    const retryInMs = backoffDelay(this.#failures - 1, options, options.random)
+    // A replacement for a lifecycle event is no failure of the network: it waits out its second, not a backoff.
+    const retryInMs = notBeforeMs === undefined ? backoffDelay(this.#failures - 1, options, options.random) : Math.max(0, notBeforeMs)
     if (!this.#enter('reconnecting', { attempt: this.#failures, retryInMs, ...defined(detail) })) return
     this.#retryTimer = timers.set(() => {
       this.#retryTimer = undefined
@@ -527,7 +530,6 @@ export class Connection {
 
   #teardown(politely: boolean): void {
     this.#retryTimer = this.#ctx.timers.clear(this.#retryTimer)
-    this.#redialTimer = this.#ctx.timers.clear(this.#redialTimer)
     this.#authTimer = this.#ctx.timers.clear(this.#authTimer)
     this.#cancelWait?.()
     this.#cancelWait = undefined
