@@ -4,15 +4,23 @@ import type { Subscription } from 'rxjs'
 
 // One client per tab with crossTab on; the browser test drives it through window.harness.
 const { client } = exampleClient(location.search, { crossTab: { name: 'harness' } })
-const streams = new Map<string, { events: Array<{ type: string; id?: string | null; status?: string }>; sub: Subscription }>()
+const streams = new Map<string, { events: Array<{ type: string; id?: string | null; status?: string; [more: string]: unknown }>; sub: Subscription }>()
 const toasts: string[] = []
 const stops = new Map<string, () => void>()
 
 const harness = {
   subscribe(name: string, account: `0x${string}`, solverId: 'alpha' | 'beta', resume: boolean) {
-    const events: Array<{ type: string; id?: string | null; status?: string }> = []
+    const events: Array<{ type: string; id?: string | null; status?: string; [more: string]: unknown }> = []
     const sub = client.events({ account, solverId }, { resume }).subscribe((e: NotificationEvent) => {
-      events.push(e.type === 'notification' ? { type: 'notification', id: e.notification.id } : e.type === 'status' ? { type: 'status', status: e.status } : { type: 'error' })
+      // what a failing test prints: when, from where, and the backfill's part
+      const at = Date.now()
+      events.push(
+        e.type === 'notification'
+          ? { type: 'notification', id: e.notification.id, at, source: e.notification.source, modifyTime: e.notification.modifyTime }
+          : e.type === 'status'
+            ? { type: 'status', status: e.status, at, backfill: e.backfill && JSON.stringify(e.backfill), reason: e.closeReason }
+            : { type: 'error', at, code: e.error.code, message: e.error.message },
+      )
     })
     streams.set(name, { events, sub })
   },
@@ -30,8 +38,9 @@ const harness = {
   toasts: () => toasts,
   isNotifier: (account: string, solverId: string) => client.crossTab?.isNotifier(`${account.toLowerCase()}  ${solverId}`) ?? true,
   stats: () => client.stats(),
-  post: (message: unknown) => {
-    const channel = new BroadcastChannel('solver-notifications:harness')
+  /** posts a raw message on a channel: the pool's own is `solver-notifications:harness:v2` (name and message version) */
+  post: (message: unknown, name = 'solver-notifications:harness:v2') => {
+    const channel = new BroadcastChannel(name)
     channel.postMessage(message)
     channel.close()
   },
