@@ -47,12 +47,14 @@ export const READ_TOGETHER_MS = 500
  * out within {@link READ_TOGETHER_MS}, the early round at that moment reads all of them in one read (at scale, one
  * scan of the accounts bucket), where two reads would have the second one run beside the first batch's accounts
  * opening and the next full round (1.4 s instead of 0.3 s on a loaded machine: a re-own 1.7 s after the last
- * lease ran out). A read put off once is never put off again.
+ * lease ran out). A read put off once is never put off again. A round that took nothing has nothing to put off
+ * (the round woken by the dead relay's heartbeat running out, a moment before its first lease): it leaves the
+ * put-off to the round that takes the first batch.
  *
  * @example
- * if (readNow({ now: Date.now(), waiting: [leases.expiryOf('7')], putOff })) void coordinator.dispatch({ type: 'load', now })
+ * if (readNow({ now: Date.now(), taken: 3, waiting: [leases.expiryOf('7')], putOff })) void coordinator.dispatch({ type: 'load', now })
  */
-export function readNow(at: { now: number; waiting: ReadonlyArray<number | undefined>; putOff: boolean }): boolean {
-  if (at.putOff) return true
+export function readNow(at: { now: number; taken: number; waiting: ReadonlyArray<number | undefined>; putOff: boolean }): boolean {
+  if (at.putOff || at.taken === 0) return true
   return !at.waiting.some((expiry) => expiry !== undefined && expiry > at.now && expiry <= at.now + READ_TOGETHER_MS)
 }

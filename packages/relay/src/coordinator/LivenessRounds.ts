@@ -131,7 +131,7 @@ export class LivenessRounds {
     // Partitions taken together are read together, beside the timer; with the rest of a takeover when its leases run out in a moment.
     const waiting = toTake.filter((p) => !slots.holds(p)).map((p) => leases.expiryOf(String(p)))
     const putOff = this.#readPutOff
-    this.#readPutOff = !readNow({ now: Date.now(), waiting, putOff })
+    this.#readPutOff = !readNow({ now: Date.now(), taken: toTake.length - notTaken, waiting, putOff })
     if (!this.#readPutOff) void coordinator.dispatch({ type: 'load', now: Date.now() })
     if (toTake.length > 0 || toRelease > 0) coordinator.opener.reconcileSoon()
     coordinator.reportMoves()
