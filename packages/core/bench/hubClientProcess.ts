@@ -5,9 +5,10 @@ import { type NotificationsClient, createNotificationsClient } from '../src/clie
 import { createConfig } from '../src/config/createConfig.js'
 import { cpuMs, tick } from './cpu.js'
 import { handWrittenHub } from './handWrittenClient.js'
+import type { SideName } from './p-hub.js'
 
 type Command =
-  | { op: 'open'; side: 'ours' | 'instrumented' | 'listener' | 'hand-written'; url: string; lingerMs?: number; warm: string; warmup: string[] }
+  | { op: 'open'; side: SideName; url: string; lingerMs?: number; warm: string; warmup: string[] }
   | { op: 'subscribe'; accounts: string[]; waitMs?: number }
   | { op: 'unsubscribe'; waitMs: number }
   | { op: 'expect'; frames: number }
@@ -61,10 +62,11 @@ process.on('message', async (command: Command) => {
   switch (command.op) {
     case 'open': {
       // The OTEL bench: the same client with @solver-notifications/otel's metrics on (an SDK meter provider
-      // whose reader exports nothing during the window: what recording costs, not exporting), or with the
-      // API's no-op meter ('listener': the seam and the package's own listener, no SDK).
-      const metered = command.side === 'instrumented' || command.side === 'listener' ? ((await import('../../otel/bench/meteredClient.js')) as { instrument: (client: NotificationsClient, meter: 'sdk' | 'noop') => void }) : undefined
-      const instrument = metered && ((client: NotificationsClient) => metered.instrument(client, command.side === 'listener' ? 'noop' : 'sdk'))
+      // whose reader exports nothing during the window: what recording costs, not exporting), the same
+      // without the two per-notification histograms ('counted'), or with the API's no-op meter ('listener':
+      // the seam and the package's own listener, no SDK).
+      const metered = command.side === 'instrumented' || command.side === 'counted' || command.side === 'listener' ? ((await import('../../otel/bench/meteredClient.js')) as { instrument: (client: NotificationsClient, side: 'instrumented' | 'counted' | 'listener') => void }) : undefined
+      const instrument = metered && ((client: NotificationsClient) => metered.instrument(client, command.side as 'instrumented' | 'counted' | 'listener'))
       side = command.side === 'hand-written' ? reference(command.url, command.warm) : ours(command.url, command.lingerMs, command.warm, instrument)
       // Warm the measured client itself (its closures carry their own JIT feedback) on other accounts,
       // wait out their linger, then let the collector catch up: the window starts hot and clean.

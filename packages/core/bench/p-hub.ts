@@ -10,8 +10,11 @@ export const accounts = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i))
 const half = accounts.slice(0, ACCOUNTS / 2)
 const warmup = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i, 0x100000))
 const warm = '0xffffffffffffffffffffffffffffffffffffffff'
-/** Which client a process runs: ours, ours with OpenTelemetry metrics on (the OTEL bench), or the hand-written one. */
-export type SideName = 'ours' | 'instrumented' | 'listener' | 'hand-written'
+/**
+ * Which client a process runs: ours; ours with OpenTelemetry metrics on (the OTEL bench: all of them, all but
+ * the per-notification histograms, or the package's listener alone on the API's no-op meter); or the hand-written one.
+ */
+export type SideName = 'ours' | 'instrumented' | 'counted' | 'listener' | 'hand-written'
 
 /** A full rasa frame (about 400 bytes), as solvers send them. */
 const frame = {

@@ -1,12 +1,17 @@
 // Loaded by core's bench client process (hubClientProcess.ts) for the OTEL bench: turns a client's
 // OpenTelemetry metrics on, with a real SDK meter provider whose reader does not export meanwhile.
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
 import { createNoopMeter } from '@opentelemetry/api'
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
 import type { NotificationsClient } from '@solver-notifications/core'
 import { instrumentNotifications } from '../src/index.js'
 
-/** `sdk`: a real meter provider (what an app pays); `noop`: the API's no-op meter (the package's own listener alone). */
-export function instrument(client: NotificationsClient, meter: 'sdk' | 'noop'): void {
+/**
+ * `instrumented`: every metric, into a real SDK meter provider (what an app pays by default); `counted`: the
+ * same without the two per-notification histograms (`notificationHistograms: false`); `listener`: every
+ * metric into the API's no-op meter (the seam and this package's listener alone, no SDK).
+ */
+export function instrument(client: NotificationsClient, side: 'instrumented' | 'counted' | 'listener'): void {
   const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })
-  instrumentNotifications(client, { meterProvider: meter === 'noop' ? { getMeter: () => createNoopMeter() } : new MeterProvider({ readers: [reader] }) })
+  const meterProvider = side === 'listener' ? { getMeter: () => createNoopMeter() } : new MeterProvider({ readers: [reader] })
+  instrumentNotifications(client, { meterProvider, notificationHistograms: side !== 'counted' })
 }

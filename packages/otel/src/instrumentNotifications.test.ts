@@ -126,6 +126,23 @@ it('notificationSpans: one process span (CONSUMER) per notification delivered', 
   stop()
 })
 
+it('notificationHistograms: false leaves out the two per-notification histograms, every count stays exact', async () => {
+  const { stop } = instrumentNotifications(live.client, { meterProvider, tracerProvider, notificationHistograms: false })
+  const plain = record(live.client.notifications({ account: accounts[2], solverId: 'beta' }))
+  await live.rasa.waitForSubscribers(accounts[2])
+  const { frames } = await live.rasa.instantOpen(accounts[2])
+  await plain.until((v) => v.length === frames.length)
+  const { points, sum } = await collect()
+  expect(frames.length).toBeGreaterThan(1)
+  expect(sum(METRICS.consumed)).toBe(frames.length)
+  expect(sum(METRICS.consumed)).toBe(live.client.stats().frames.delivered)
+  // Not created at all: no empty instrument on a dashboard.
+  expect(points.has(METRICS.deliveryDuration)).toBe(false)
+  expect(points.has(METRICS.age)).toBe(false)
+  expect([...points.keys()]).toContain(METRICS.sockets)
+  stop()
+})
+
 it('10,000 subscribed accounts stay within 200 series; stop() leaves no listener and no instrument callback', async () => {
   const { stop } = instrumentNotifications(live.client, { meterProvider, tracerProvider })
   const many = Array.from({ length: 10_000 }, (_, i) => `0x${(0xa0000 + i).toString(16).padStart(40, '0')}` as const)

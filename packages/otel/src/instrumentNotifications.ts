@@ -5,7 +5,7 @@ import type { DiagnosticEvent, Notification, NotificationsStreamClient } from '@
  * Options of {@link instrumentNotifications}.
  *
  * @example
- * instrumentNotifications(client, { meterProvider, tracerProvider, notificationSpans: false })
+ * instrumentNotifications(client, { meterProvider, tracerProvider, notificationSpans: false, notificationHistograms: true })
  */
 export interface InstrumentOptions {
   /** where the metrics go (default: the global meter provider of `@opentelemetry/api`) */
@@ -17,6 +17,14 @@ export interface InstrumentOptions {
    * per frame floods a trace backend)
    */
   notificationSpans?: boolean | undefined
+  /**
+   * `solver_notifications.delivery.duration` and `solver_notifications.notification.age`, recorded once per
+   * notification delivered: on by default. `false` leaves both out (every other metric stays): each record
+   * through the OpenTelemetry JS SDK costs about a microsecond of attribute hashing, a third of a frame's
+   * whole path, and an SDK view that drops an instrument costs more, not less (docs/guide/observability.md,
+   * "What it costs").
+   */
+  notificationHistograms?: boolean | undefined
 }
 
 /**
@@ -76,8 +84,11 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   // Counted here and read at each collection (an observable counter): an SDK record costs about a
   // microsecond of attribute hashing, as much again as a frame's whole path; counts need no per-frame record.
   const consumed = meter.createObservableCounter(METRICS.consumed, { unit: '{message}', description: 'Notifications handed to subscribers, live frames (once per frame) or recovered by a backfill or poll (once per stream).' })
-  const deliveryDuration = meter.createHistogram(METRICS.deliveryDuration, { unit: 's', description: 'A frame received (or a history row read) to its delivery; the time a backfill held it included.' })
-  const age = meter.createHistogram(METRICS.age, { unit: 's', description: "Delivery time less the notification's modify_time: an old one is a slow solver or a backlog." })
+  // Not created at all when left out: an instrument without data points still shows up on a dashboard as "no data".
+  const perNotification = options.notificationHistograms !== false && {
+    deliveryDuration: meter.createHistogram(METRICS.deliveryDuration, { unit: 's', description: 'A frame received (or a history row read) to its delivery; the time a backfill held it included.' }),
+    age: meter.createHistogram(METRICS.age, { unit: 's', description: "Delivery time less the notification's modify_time: an old one is a slow solver or a backlog." }),
+  }
   const backfillDuration = meter.createHistogram(METRICS.backfillDuration, { unit: 's', description: 'One backfill or poll, asked to finished or failed.' })
   const backfillRecovered = meter.createObservableCounter(METRICS.backfillRecovered, { unit: '{message}', description: 'Notifications a backfill or poll recovered.' })
   const gapDuration = meter.createHistogram(METRICS.gapDuration, { unit: 's', description: 'A resume stream without its socket, until it is whole again (its gap backfilled).' })
@@ -120,13 +131,16 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   /** When each resume stream lost its socket (the first drop of an outage), until it is whole again. */
   const gaps = new Map<string, number>()
 
-  const delivered = (n: Notification, source: 'live' | 'backfill' | 'poll', durationMs: number) => {
+  /** `since`: when the frame arrived or its history row was read (the clock is read only for a histogram). */
+  const delivered = (n: Notification, source: 'live' | 'backfill' | 'poll', since: number) => {
     const set = setOf(n.protocol, source)
     set.consumed++
     if (source !== 'live') set.recovered++
     const attributes = set.attributes
-    deliveryDuration.record(Math.max(0, durationMs) / 1000, attributes)
-    if (plausible(n.modifyTime)) age.record(Math.max(0, Date.now() / 1000 - n.modifyTime), attributes)
+    if (perNotification) {
+      perNotification.deliveryDuration.record(Math.max(0, performance.now() - since) / 1000, attributes)
+      if (plausible(n.modifyTime)) perNotification.age.record(Math.max(0, Date.now() / 1000 - n.modifyTime), attributes)
+    }
     if (options.notificationSpans) {
       tracer
         .startSpan(SPANS.process, { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process', 'messaging.destination.name': `${n.chainId}.${n.solverId}` } })
@@ -138,7 +152,7 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
     switch (e.type) {
       case 'frame':
         if (held.has(e.notification)) pending.set(e.notification, { at: e.at, protocol: e.notification.protocol })
-        else delivered(e.notification, 'live', performance.now() - e.at)
+        else delivered(e.notification, 'live', e.at)
         return
       case 'held':
         held.add(e.notification)
@@ -148,11 +162,11 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
         if (!p) return
         pending.delete(e.notification)
         held.delete(e.notification)
-        delivered(e.notification, 'live', performance.now() - p.at)
+        delivered(e.notification, 'live', p.at)
         return
       }
       case 'recovered':
-        delivered(e.notification, e.source, performance.now() - e.readAt)
+        delivered(e.notification, e.source, e.readAt)
         return
       case 'socket':
         onSocket(e)
