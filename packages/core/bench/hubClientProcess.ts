@@ -12,7 +12,12 @@ type Command =
   | { op: 'subscribe'; accounts: string[]; waitMs?: number }
   | { op: 'unsubscribe'; waitMs: number }
   | { op: 'expect'; frames: number }
+  /** the OTEL bench: this client's OpenTelemetry metrics from now on (`none`: off), then a collection */
+  | { op: 'instrument'; as: Instrumented | 'none' }
   | { op: 'exit' }
+
+/** How the OTEL bench instruments a client (packages/otel/bench/meteredClient.ts). */
+type Instrumented = 'instrumented' | 'counted' | 'listener'
 
 interface Side {
   subscribeAll(list: readonly string[], onFrame: () => void): void
@@ -22,11 +27,14 @@ interface Side {
 
 let side: Side
 let onFrame = () => {}
+/** our client, for the OTEL bench to instrument, and how to stop its instrumentation */
+let oursClient: NotificationsClient | undefined
+let uninstrument: (() => void) | undefined
 
-function ours(url: string, lingerMs: number | undefined, warm: string, instrument?: (client: NotificationsClient) => void): Side {
+function ours(url: string, lingerMs: number | undefined, warm: string): Side {
   const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'r', solvers: { r: { notifications: { protocol: 'rasa', url } } } } } })
   const client: NotificationsClient = createNotificationsClient({ config, ...(lingerMs === undefined ? {} : { lingerMs }) })
-  instrument?.(client)
+  oursClient = client
   client.notifications({ account: warm as `0x${string}` }).subscribe()
   let subs: Subscription[] = []
   return {
@@ -61,13 +69,7 @@ process.on('message', async (command: Command) => {
   const reply = (value: unknown) => process.send!(value)
   switch (command.op) {
     case 'open': {
-      // The OTEL bench: the same client with @solver-notifications/otel's metrics on (an SDK meter provider
-      // whose reader exports nothing during the window: what recording costs, not exporting), the same
-      // without the two per-notification histograms ('counted'), or with the API's no-op meter ('listener':
-      // the seam and the package's own listener, no SDK).
-      const metered = command.side === 'instrumented' || command.side === 'counted' || command.side === 'listener' ? ((await import('../../otel/bench/meteredClient.js')) as { instrument: (client: NotificationsClient, side: 'instrumented' | 'counted' | 'listener') => void }) : undefined
-      const instrument = metered && ((client: NotificationsClient) => metered.instrument(client, command.side as 'instrumented' | 'counted' | 'listener'))
-      side = command.side === 'hand-written' ? reference(command.url, command.warm) : ours(command.url, command.lingerMs, command.warm, instrument)
+      side = command.side === 'hand-written' ? reference(command.url, command.warm) : ours(command.url, command.lingerMs, command.warm)
       // Warm the measured client itself (its closures carry their own JIT feedback) on other accounts,
       // wait out their linger, then let the collector catch up: the window starts hot and clean.
       for (let i = 0; i < 6; i++) {
@@ -94,6 +96,19 @@ process.on('message', async (command: Command) => {
       side.unsubscribeAll()
       await (command.waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, command.waitMs)) : tick())
       reply(cpuMs() - start)
+      return
+    }
+    case 'instrument': {
+      // The OTEL bench: the same client, with OpenTelemetry metrics on in one of three ways or off, in
+      // turns within one process (one heap, one JIT: what differs between the turns is the metrics).
+      uninstrument?.()
+      uninstrument = undefined
+      if (command.as !== 'none') {
+        const metered = (await import('../../otel/bench/meteredClient.js')) as { instrument: (client: NotificationsClient, as: Instrumented) => () => void }
+        uninstrument = metered.instrument(oursClient!, command.as)
+      }
+      ;(globalThis as { gc?: () => void }).gc?.()
+      reply('instrumented')
       return
     }
     case 'exit':

@@ -10,11 +10,8 @@ export const accounts = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i))
 const half = accounts.slice(0, ACCOUNTS / 2)
 const warmup = Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i, 0x100000))
 const warm = '0xffffffffffffffffffffffffffffffffffffffff'
-/**
- * Which client a process runs: ours; ours with OpenTelemetry metrics on (the OTEL bench: all of them, all but
- * the per-notification histograms, or the package's listener alone on the API's no-op meter); or the hand-written one.
- */
-export type SideName = 'ours' | 'instrumented' | 'counted' | 'listener' | 'hand-written'
+/** Which client a process runs: ours (the OTEL bench turns its OpenTelemetry metrics on and off in it) or the hand-written one. */
+export type SideName = 'ours' | 'hand-written'
 
 /** A full rasa frame (about 400 bytes), as solvers send them. */
 const frame = {
@@ -83,6 +80,11 @@ export async function startClient(sim: RemoteSimulator, side: SideName, lingerMs
       await next()
       await sim.publish([frame], { repeat: frames, spread: { accounts: list } })
       return ((await next<number>()) * 1000) / frames
+    },
+    /** The OTEL bench: our client's OpenTelemetry metrics from now on (packages/otel/bench/meteredClient.ts), or none. */
+    async instrument(as: 'instrumented' | 'counted' | 'listener' | 'none'): Promise<void> {
+      child.send({ op: 'instrument', as })
+      await next()
     },
     async stop() {
       child.send({ op: 'exit' })

@@ -104,11 +104,15 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   /** Per attribute set (protocol, then source): one frozen attributes object, and the counts so far (no allocation per frame). */
   type Counted = { attributes: Attributes; consumed: number; recovered: number }
   const byProtocol = new Map<string, Map<string, Counted>>()
+  // The last set asked for: frames of one hub come in runs of the same protocol and source.
+  let last: { protocol: string; source: string; set: Counted } | undefined
   const setOf = (protocol: string, source: string): Counted => {
+    if (last !== undefined && last.protocol === protocol && last.source === source) return last.set
     let sources = byProtocol.get(protocol)
     if (!sources) byProtocol.set(protocol, (sources = new Map()))
     let set = sources.get(source)
     if (!set) sources.set(source, (set = { attributes: Object.freeze({ ...base, 'solver_notifications.protocol': protocol, 'solver_notifications.source': source }), consumed: 0, recovered: 0 }))
+    last = { protocol, source, set }
     return set
   }
   const each = (visit: (set: Counted) => void) => {
