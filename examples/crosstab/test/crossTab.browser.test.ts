@@ -196,3 +196,32 @@ it('a leader page that becomes hidden hands the sockets to a visible page; its s
     expect((await call(page, (h) => h.ids('s'))).sort()).toEqual([...ids].sort())
   }
 })
+
+it("a leader page that becomes hidden keeps its socket until the new leader's serves: a rasa quote moving while the new socket is refused reaches every page, each transition once", async () => {
+  const pages = [await openPage(), await openPage()]
+  for (const page of pages) await call(page, (h, a: string) => h.subscribe('s', a, 'beta', true), A)
+  await sims.rasa.waitForSubscribers(A)
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.stats().crossTab?.tabs)))).every((n) => n === 2), 'two tabs')
+  await until(async () => (await Promise.all(pages.map((p) => call(p, (h) => h.lastStatus('s'))))).every((s) => s === 'open'), 'both streams served')
+  const leader = pages[(await roles(pages)).indexOf('leader')]!
+  const other = pages.find((p) => p !== leader)!
+  // The new leader's dial is refused: only the old leader's socket watches the account while the quote moves.
+  sims.rasa.refuseSockets(true)
+  await leader.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' })
+    document.dispatchEvent(new Event('visibilitychange'))
+  })
+  await until(async () => (await call(other, (h) => h.stats().crossTab?.role)) === 'leader', 'the visible page to lead', 5_000)
+  const { frames } = await sims.rasa.instantOpen(A)
+  sims.rasa.refuseSockets(false)
+  const ids = frames.map((f) => f.id)
+  expect(ids.length).toBeGreaterThanOrEqual(3)
+  const seen = async () => JSON.stringify(await Promise.all(pages.map(async (p) => ({ leader: p === leader, events: await call(p, (h) => h.events('s')) }))))
+  for (const page of pages) {
+    await until(async () => (await call(page, (h) => h.ids('s').length)) >= ids.length, 'the lifecycle in each page', 15_000, seen)
+    expect(await call(page, (h) => h.ids('s'))).toEqual(ids)
+  }
+  // Then the old leader lets go: one rasa socket, the new leader's.
+  await until(() => openSockets().rasa === 1 && sims.rasa.connections().some((c) => c.open && c.accounts.includes(A.toLowerCase())), 'one rasa socket again')
+  expect(await call(leader, (h) => h.stats().sockets)).toBe(0)
+})

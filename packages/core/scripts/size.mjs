@@ -60,7 +60,9 @@ async function measure(contents, { split = false } = {}) {
 // "nothing lost" (deadlines in the history gate and between tabs, the tab protocol's version and
 // fallbacks, redacted error bodies, the async-iterator contract, network identity and coalesced
 // replacements on React Native): +0.25 KiB live, +1.8 KiB everything initial (docs/guide/performance.md).
-const LAZY_BUDGET = 5.15
+// The cross-tab chunk then took the make-before-break handoff (+0.5 KiB, fetched only with `crossTab` on:
+// a rasa transition published during a handoff was lost silently without it), and B6e with it.
+const LAZY_BUDGET = 5.7
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
 const budgets = [
@@ -71,7 +73,7 @@ const budgets = [
   // history gate are chunks its bundler keeps apart, fetched only when first used.
   { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 39.8, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 49.8, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 50.3, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

@@ -1,5 +1,6 @@
 import type { ServiceError } from '../../errors/ServiceError.js'
 import type { sealRaw } from '../../protocol/frame.js'
+import type { contentKey } from '../../protocol/notificationKey.js'
 import type { protocolOf } from '../../protocol/protocols.js'
 import type { capDelay } from '../../utils/capDelay.js'
 
@@ -13,4 +14,5 @@ export interface CrossTabKit {
   readonly sealRaw: typeof sealRaw
   readonly protocolOf: typeof protocolOf
   readonly capDelay: typeof capDelay
+  readonly contentKey: typeof contentKey
 }

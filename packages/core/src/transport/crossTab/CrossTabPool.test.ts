@@ -94,6 +94,38 @@ it('the leader tab closes while lifecycles are published: another leads, and eve
   }
 })
 
+it('a hidden leader hands the sockets to a visible tab while a rasa quote moves: it keeps serving until the new one does, every stream gets every transition once, in order', async () => {
+  // rasa keeps only each quote's latest state: a transition published while no socket watched the
+  // account would come back from history as that latest state alone. The new leader's socket is refused
+  // while the quote moves, so only the old leader's socket sees the transitions.
+  const docs: Array<{ visibilityState: 'visible' | 'hidden' }> = []
+  const all: NotificationsClient[] = []
+  for (let i = 0; i < 3; i++) {
+    const doc = { visibilityState: 'visible' as 'visible' | 'hidden' }
+    vi.stubGlobal('document', doc)
+    docs.push(doc)
+    all.push(openTab())
+  }
+  const streams = all.flatMap((t) => [record(t.events({ account: A, solverId: 'beta' }, { resume: true })), record(t.events({ account: A, solverId: 'beta' }))])
+  await rasa.waitForSubscribers(A)
+  await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
+  await until(() => streams.every((s) => s.values.some((e) => e.type === 'status' && e.status === 'open')), 'every stream served')
+  const old = all.findIndex((t) => t.stats().crossTab!.role === 'leader')
+  rasa.refuseSockets(true)
+  docs[old]!.visibilityState = 'hidden'
+  await until(() => all.some((t, i) => i !== old && t.stats().crossTab!.role === 'leader'), 'a visible tab to lead')
+  const { frames } = await rasa.instantOpen(A)
+  const published = frames.map((f) => f.id as string)
+  expect(published.length).toBeGreaterThanOrEqual(3)
+  rasa.refuseSockets(false)
+  const done = () => streams.every((s) => published.every((id) => ids(s.values).includes(id)))
+  await until(done, 'every stream to have every transition', 10_000).catch(() => undefined)
+  for (const [i, s] of streams.entries()) expect({ stream: i, ids: ids(s.values) }).toEqual({ stream: i, ids: published })
+  expect(all[old]!.stats().crossTab!.role).toBe('follower')
+  // The old leader lets go once the new one serves every stream: one socket again.
+  await until(() => all[old]!.stats().sockets === 0 && rasa.connections().filter((c) => c.open).length === 1, 'the old leader to let its socket go')
+}, 30_000)
+
 it('a late tab is connecting until the leader serves it, then gets the current status; a tab that unsubscribes releases only its share', async () => {
   const first = openTab()
   const a = record(first.status({ account: A, solverId: 'alpha' }))

@@ -40,7 +40,36 @@ interface Sub {
   local?: boolean
   /** the deadline of its `sub` (the leader answers at once with the current status) */
   timer?: ReturnType<SocketPool['timers']['set']> | undefined
+  /** its lease on this tab's own pool, while this tab serves it */
+  own?: Own | undefined
+  /** its server changed and the old one still delivers, for a moment (see {@link Overlap}) */
+  overlap?: Overlap | undefined
 }
+
+/**
+ * A stream whose server changed (a handoff, a leader stolen from, a fallback) keeps its old server's
+ * notifications until the new one has served it a moment, so what was published while the new socket
+ * was still dialing is not lost (rasa keeps only each quote's latest state: history cannot bring the
+ * transitions back). Both servers' notifications go through one de-duplication meanwhile; the old
+ * server's status events are not the stream's any more. The stream still hears `reconnecting` and
+ * backfills, in case the old server was frozen (docs/guide/cross-tab.md, "Handoff").
+ */
+interface Overlap {
+  /** the old server: the tab that led, or this tab's own lease it served the stream with */
+  from: string | Own
+  /** what the stream was given meanwhile, by content (from either server) */
+  keys: Set<string>
+  /** its end: the deadline, or a moment after the new server opened */
+  timer: ReturnType<SocketPool['timers']['set']>
+  /** the new server opened: the end is near */
+  ending: boolean
+}
+
+/** How long an old server keeps delivering at most, and how long after the new one opened. */
+export const OVERLAP_MAX_MS = 10 * BEAT_MS
+export const OVERLAP_AFTER_OPEN_MS = BEAT_MS
+/** An old leader forwards to a tab at most this long after losing the lock, unless the tab lets go first (`unsub`). */
+const RETIRE_MS = OVERLAP_MAX_MS + 2 * BEAT_MS
 
 const CONNECTING = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 } as const)
 
@@ -104,6 +133,39 @@ class Forward implements Listener, Lease {
 }
 
 /**
+ * This tab's lease on its own pool for one of its streams: what the pool gives goes to the stream
+ * through the pool's de-duplication of an {@link Overlap}. Retiring (the stream has a new server), it
+ * only delivers notifications until it is released.
+ */
+class Own implements Listener, Lease {
+  /** written by the pool only */
+  router: Lease['router'] = undefined
+  /** written by the pool only */
+  route: Lease['route'] = undefined
+  retiring = false
+  readonly #listener: Listener
+  readonly #deliver: (n: Notification) => void
+  readonly #opened: () => void
+
+  constructor(listener: Listener, deliver: (n: Notification) => void, opened: () => void) {
+    this.#listener = listener
+    this.#deliver = deliver
+    this.#opened = opened
+  }
+  notification(n: Notification): void {
+    this.#deliver(n)
+  }
+  event(e: TransportStatusEvent | TransportErrorEvent): void {
+    if (this.retiring) return
+    if (e.type === 'status' && e.status === 'open') this.#opened()
+    this.#listener.event(e)
+  }
+  complete(): void {
+    if (!this.retiring) this.#listener.complete()
+  }
+}
+
+/**
  * One socket per browser (docs/architecture.md, "Cross-tab"): the tab holding the Web Lock (the leader) runs the real socket
  * pool for the union of every tab's streams and forwards each stream's events to the tab that asked;
  * the others (followers) open no socket. Each tab keeps its own streams and resume logic, so a stream
@@ -127,6 +189,8 @@ export class CrossTabPool implements ListenerPool {
   readonly #mine = new Map<Listener & Lease, Sub>()
   readonly #bySid = new Map<string, Listener & Lease>()
   readonly #served = new Map<string, Forward>()
+  /** the deadline of the forwards this tab keeps after losing the lock (those their tab did not let go of) */
+  #retiring: ReturnType<SocketPool['timers']['set']> | undefined
   #dropped = 0
   #fallbacks = 0
   #nextSid = 0
@@ -196,7 +260,7 @@ export class CrossTabPool implements ListenerPool {
     // Whoever serves it announces the current status, as the local pool does.
     if (this.#role === 'leader') {
       sub.served = true
-      this.#local.acquire(solver, account, listener)
+      this.#serveHere(listener, sub)
       return
     }
     // Not served until the leader has it: nothing reaches it meanwhile, so it is `connecting` (a resume
@@ -211,8 +275,9 @@ export class CrossTabPool implements ListenerPool {
     if (sub) {
       this.#bySid.delete(sub.sid)
       sub.timer = this.timers.clear(sub.timer)
-    }
-    this.#local.release(listener)
+      this.#endOverlap(sub)
+      this.#releaseHere(sub)
+    } else this.#local.release(listener)
     if (sub && !sub.local && this.#role === 'follower' && this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
   }
 
@@ -255,7 +320,11 @@ export class CrossTabPool implements ListenerPool {
     this.#post({ v: TAB_PROTOCOL, t: 'bye', tab: this.#id })
     for (const forward of this.#served.values()) this.#local.release(forward)
     this.#served.clear()
-    for (const sub of this.#mine.values()) sub.timer = this.timers.clear(sub.timer)
+    this.#retiring = this.timers.clear(this.#retiring)
+    for (const sub of this.#mine.values()) {
+      sub.timer = this.timers.clear(sub.timer)
+      this.#endOverlap(sub)
+    }
     // The streams this tab serves itself are ended by its own pool, the others here.
     this.#local.close()
     for (const [listener, sub] of [...this.#mine]) {
@@ -386,6 +455,7 @@ export class CrossTabPool implements ListenerPool {
   #becomeLeader(): void {
     this.#local.options.logger?.log('info', 'cross-tab role', { role: 'leader', tab: this.#id })
     if (this.#local.options.diagnostics.active) this.#local.options.diagnostics.emit({ type: 'role', role: 'leader' })
+    const before = this.#leader
     this.#role = 'leader'
     this.#leader = this.#id
     this.#announced = this.#id
@@ -397,9 +467,11 @@ export class CrossTabPool implements ListenerPool {
         sub.local = false
         continue
       }
+      // The tab that led may still be forwarding (it handed the sockets over): it does until this tab's socket serves the stream.
+      if (sub.served && before !== undefined && before !== this.#id) this.#overlap(sub, before)
       this.#gap(listener, sub, 'this tab now holds the sockets')
       sub.served = true
-      this.#local.acquire(sub.solver, sub.account, listener)
+      this.#serveHere(listener, sub)
     }
     // What this tab had asked of the leader it reads itself now.
     this.#readAsksHere()
@@ -411,14 +483,80 @@ export class CrossTabPool implements ListenerPool {
     this.#role = 'follower'
     this.#leader = leader
     this.#announcedSelf = false
-    for (const forward of this.#served.values()) this.#local.release(forward)
-    this.#served.clear()
+    // Make before break: the sockets stay, forwarding to each tab until it is served by the next leader
+    // (it says `unsub`) or the deadline; this tab's own streams keep them as their old server meanwhile.
+    this.timers.clear(this.#retiring)
+    this.#retiring = this.timers.set(() => {
+      this.#retiring = undefined
+      // Still a follower: every forward left is one no tab let go of.
+      if (this.#role === 'leader') return
+      for (const forward of this.#served.values()) this.#local.release(forward)
+      this.#served.clear()
+    }, RETIRE_MS)
     for (const [listener, sub] of this.#mine) {
-      this.#local.release(listener)
+      if (sub.own) this.#overlap(sub, sub.own)
       sub.local = false
       this.#gap(listener, sub, 'another tab holds the sockets now')
       this.#subscribeRemote(sub)
     }
+  }
+
+  /** This tab's pool serves the stream, through its own lease. */
+  #serveHere(listener: Listener & Lease, sub: Sub): void {
+    const own = new Own(
+      listener,
+      (n) => this.#deliver(listener, sub, n),
+      () => this.#newServerOpen(sub),
+    )
+    sub.own = own
+    this.#local.acquire(sub.solver, sub.account, own)
+  }
+
+  /** This tab's pool stops serving the stream (a retiring lease of an overlap is released when it ends). */
+  #releaseHere(sub: Sub): void {
+    if (sub.own) this.#local.release(sub.own)
+    sub.own = undefined
+  }
+
+  /** Hands a notification to a stream: once, while two servers deliver it. */
+  #deliver(listener: Listener, sub: Sub, n: Notification): void {
+    const overlap = sub.overlap
+    if (overlap) {
+      const key = this.#kit.contentKey(n)
+      if (overlap.keys.has(key)) return
+      overlap.keys.add(key)
+    }
+    listener.notification(n)
+  }
+
+  /** The stream's server changes; the old one (`from`) keeps delivering for a moment. */
+  #overlap(sub: Sub, from: string | Own): void {
+    this.#endOverlap(sub)
+    if (typeof from !== 'string') {
+      from.retiring = true
+      if (sub.own === from) sub.own = undefined
+    }
+    sub.overlap = { from, keys: new Set(), ending: false, timer: this.timers.set(() => this.#endOverlap(sub), OVERLAP_MAX_MS) }
+  }
+
+  /** The stream's new server opened: the old one stops a moment later (what it still carries arrives meanwhile). */
+  #newServerOpen(sub: Sub): void {
+    const overlap = sub.overlap
+    if (!overlap || overlap.ending) return
+    overlap.ending = true
+    this.timers.clear(overlap.timer)
+    overlap.timer = this.timers.set(() => this.#endOverlap(sub), OVERLAP_AFTER_OPEN_MS)
+  }
+
+  /** The old server lets go of the stream. */
+  #endOverlap(sub: Sub): void {
+    const overlap = sub.overlap
+    if (!overlap) return
+    sub.overlap = undefined
+    this.timers.clear(overlap.timer)
+    if (typeof overlap.from !== 'string') this.#local.release(overlap.from)
+    // The old leader forwards no more (not when it leads again: that forward is the stream's server).
+    else if (overlap.from !== this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: overlap.from, sid: sub.sid })
   }
 
   /** A stream that was being served loses its server: `reconnecting`, so resume streams know there is a gap. */
@@ -447,7 +585,7 @@ export class CrossTabPool implements ListenerPool {
     if (this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
     sub.local = true
     sub.served = true
-    this.#local.acquire(sub.solver, sub.account, listener)
+    this.#serveHere(listener, sub)
   }
 
   /** The leader went away: every stream here has a gap until the next one serves it. */
@@ -478,6 +616,7 @@ export class CrossTabPool implements ListenerPool {
       this.#local.release(forward)
       this.#served.delete(key)
     }
+    for (const sub of this.#mine.values()) if (sub.overlap?.from === tab) this.#endOverlap(sub)
     if (this.#leader === tab) this.#leaderGone()
   }
 
@@ -558,11 +697,13 @@ export class CrossTabPool implements ListenerPool {
         return
       }
       case 'n': {
-        const listener = m.tab === this.#leader ? this.#bySid.get(m.sid) : undefined
+        const listener = this.#bySid.get(m.sid)
         const sub = listener && this.#mine.get(listener)
-        // Checked like a socket frame: only a notification of this stream's account, chain, solver and
-        // protocol (and not of a stream this tab serves itself).
-        if (listener && sub && !sub.local && belongsTo(m.n, sub)) listener.notification(m.n)
+        // From the stream's server (the leader, unless this tab serves it itself), or its old server
+        // while they overlap; checked like a socket frame: only a notification of this stream's account,
+        // chain, solver and protocol.
+        const server = sub !== undefined && ((m.tab === this.#leader && !sub.local) || sub.overlap?.from === m.tab)
+        if (listener && sub && server && belongsTo(m.n, sub)) this.#deliver(listener, sub, m.n)
         else this.#dropped++
         return
       }
@@ -574,6 +715,7 @@ export class CrossTabPool implements ListenerPool {
           if (!sub || sub.local) return
           sub.served = true
           sub.timer = this.timers.clear(sub.timer)
+          if (m.e.type === 'status' && m.e.status === 'open') this.#newServerOpen(sub)
           listener.event(fromWire(m.e, this.#kit))
         }
         // An error, or a terminal status, is believed only from the tab that holds the lock.
@@ -601,13 +743,15 @@ export class CrossTabPool implements ListenerPool {
 
   /** A new leader: every stream here asks it to be served. */
   #follow(tab: string): void {
+    const before = this.#leader
     this.#leader = tab
     for (const [listener, sub] of this.#mine) {
-      // Served by this tab itself (the last leader did not answer): the new leader is asked.
+      // Served by this tab itself (the last leader did not answer): the new leader is asked, and this
+      // tab's socket serves it until then; served by the last leader: that one does until then.
       if (sub.local) {
-        this.#local.release(listener)
+        if (sub.own) this.#overlap(sub, sub.own)
         sub.local = false
-      }
+      } else if (sub.served && before !== undefined && before !== tab && before !== this.#id) this.#overlap(sub, before)
       this.#gap(listener, sub, 'another tab holds the sockets now')
       this.#subscribeRemote(sub)
     }

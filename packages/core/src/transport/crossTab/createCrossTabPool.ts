@@ -1,6 +1,7 @@
 import type { NotificationsConfig } from '../../config/types.js'
 import { ServiceError } from '../../errors/ServiceError.js'
 import { sealRaw } from '../../protocol/frame.js'
+import { contentKey } from '../../protocol/notificationKey.js'
 import { protocolOf } from '../../protocol/protocols.js'
 import { capDelay } from '../../utils/capDelay.js'
 import type { HistoryReader } from '../ListenerPool.js'
@@ -31,6 +32,6 @@ export function createCrossTabPool(
   }
   const doc = (globalThis as { document?: { visibilityState?: string } }).document
   const name = (option === true ? undefined : option.name) ?? 'default'
-  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read, { ServiceError, sealRaw, protocolOf, capDelay }, answerMs))
+  const load = () => import('./CrossTabPool.js').then(({ CrossTabPool }) => new CrossTabPool(local, config, name, locks, () => doc?.visibilityState !== 'hidden', read, { ServiceError, sealRaw, protocolOf, capDelay, contentKey }, answerMs))
   return new DeferredCrossTabPool(local, load, warn, read)
 }

@@ -4,9 +4,10 @@ import { ServiceError } from '../../errors/ServiceError.js'
 import { sealRaw } from '../../protocol/frame.js'
 import { protocolOf } from '../../protocol/protocols.js'
 import { capDelay } from '../../utils/capDelay.js'
+import { contentKey } from '../../protocol/notificationKey.js'
 import { TAB_MESSAGE_KINDS, TAB_PROTOCOL, parseTabMessage as parseWith, tabNames } from './tabMessages.js'
 
-const parseTabMessage = (data: unknown) => parseWith(data, { ServiceError, sealRaw, protocolOf, capDelay })
+const parseTabMessage = (data: unknown) => parseWith(data, { ServiceError, sealRaw, protocolOf, capDelay, contentKey })
 
 const account = '0xAbC0000000000000000000000000000000000001'
 const base = () => ({ ...normalizeNotification({ id: 'x', quote_id: 5, modify_time: 1_763_700_000, action_status: 'success' }, { protocol: 'rasa', chainId: 1, solverId: 's', account }) })
