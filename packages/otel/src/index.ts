@@ -2,4 +2,4 @@
  * @packageDocumentation
  * @module @solver-notifications/otel
  */
-export { type InstrumentOptions, type Instrumentation, METRICS, SPANS, instrumentNotifications } from './instrumentNotifications.js'
+export { BUCKETS, type InstrumentOptions, type Instrumentation, METRICS, SPANS, instrumentNotifications } from './instrumentNotifications.js'

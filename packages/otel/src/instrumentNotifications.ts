@@ -1,5 +1,6 @@
-import { type Attributes, type MeterProvider, type ObservableResult, type Span, SpanKind, SpanStatusCode, type TracerProvider, metrics, trace } from '@opentelemetry/api'
+import { type Attributes, type Meter, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, metrics, trace } from '@opentelemetry/api'
 import type { DiagnosticEvent, Notification, NotificationsStreamClient } from '@solver-notifications/core'
+import { type Counted, joinShared } from './sharedCounts.js'
 
 /**
  * Options of {@link instrumentNotifications}.
@@ -13,7 +14,7 @@ export interface InstrumentOptions {
   /** where the spans go (default: the global tracer provider) */
   tracerProvider?: TracerProvider | undefined
   /**
-   * one `solver_notifications process` span (CONSUMER) per notification delivered: off by default (a span
+   * one `process <chainId>.<solverId>` span (CONSUMER) per notification delivered: off by default (a span
    * per frame floods a trace backend)
    */
   notificationSpans?: boolean | undefined
@@ -41,6 +42,7 @@ export interface Instrumentation {
 /** The metric names, as OpenTelemetry writes them (docs/guide/observability.md lists them; a test keeps both in step). */
 export const METRICS = {
   consumed: 'messaging.client.consumed.messages',
+  operationDuration: 'messaging.client.operation.duration',
   deliveryDuration: 'solver_notifications.delivery.duration',
   age: 'solver_notifications.notification.age',
   backfillDuration: 'solver_notifications.backfill.duration',
@@ -52,26 +54,50 @@ export const METRICS = {
   errors: 'solver_notifications.errors',
 } as const
 
-/** The span names. */
+/**
+ * The operation each span is named after: a span's name is `{operation} {destination}`, as the
+ * OpenTelemetry messaging conventions name spans, the destination being `<chainId>.<solverId>` (never an
+ * account): `process 42161.beta`.
+ */
 export const SPANS = {
-  connect: 'solver_notifications connect',
-  backfill: 'solver_notifications backfill',
-  waitFor: 'solver_notifications waitFor',
-  process: 'solver_notifications process',
+  connect: 'connect',
+  backfill: 'backfill',
+  search: 'search',
+  waitFor: 'waitFor',
+  process: 'process',
+} as const
+
+/**
+ * The explicit bucket boundaries (seconds) of each histogram, given as the instrument's advice so an app's
+ * own View still wins: the messaging conventions' advice for durations, extended upwards where a figure
+ * can be minutes (an age behind a backlog, a gap, a backfill of a long outage).
+ *
+ * @example
+ * new View({ instrumentName: METRICS.age, aggregation: { type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM, options: { boundaries: BUCKETS.long } } })
+ */
+export const BUCKETS = {
+  /** round trips, deliveries and requests: 5 ms to 10 s (the conventions' advice), then to a minute */
+  short: Object.freeze([0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60]),
+  /** ages, gaps and backfills: the same, then up to an hour */
+  long: Object.freeze([0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]),
 } as const
 
 const SYSTEM = 'solver_notifications'
 const SCOPE = '@solver-notifications/otel'
 /** Seconds between the clock's milliseconds and a notification's `modify_time`. */
 const plausible = (t: number | null): t is number => typeof t === 'number' && t > 1_000_000_000
+const histogram = (meter: Meter, name: string, description: string, boundaries: readonly number[]) =>
+  meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: [...boundaries] } })
 
 /**
  * Puts a client's health on the OpenTelemetry metrics and traces an app already runs: deliveries by
  * source, delivery time (a backfill's hold included) and notification age, backfills, gaps, sockets by
- * status, reconnects, heartbeat round trips and errors (docs/guide/observability.md), and spans per dial,
- * backfill and `waitFor` (per notification only with `notificationSpans`). Attributes are bounded
- * (protocol, source, status, error code: never an account or a quote id), URLs are redacted as in errors.
- * It listens to `client.diagnostics`: an app that never calls it pays nothing.
+ * status, reconnects, heartbeat round trips, searches and errors (docs/guide/observability.md), and spans
+ * per dial, backfill, search and `waitFor` (per notification only with `notificationSpans`), named and
+ * attributed by the OpenTelemetry messaging conventions. Attributes are bounded (protocol, source, status,
+ * `<chainId>.<solverId>`, error code: never an account or a quote id), URLs are redacted as in errors.
+ * Several clients instrumented on one meter provider add up. It listens to `client.diagnostics`: an app
+ * that never calls it pays nothing.
  *
  * @example
  * import { instrumentNotifications } from '@solver-notifications/otel'
@@ -80,64 +106,62 @@ const plausible = (t: number | null): t is number => typeof t === 'number' && t 
 export function instrumentNotifications(client: Pick<NotificationsStreamClient, 'diagnostics' | 'stats'>, options: InstrumentOptions = {}): Instrumentation {
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE)
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE)
-  const base = { 'messaging.system': SYSTEM }
-  // Counted here and read at each collection (an observable counter): an SDK record costs about a
-  // microsecond of attribute hashing, as much again as a frame's whole path; counts need no per-frame record.
-  const consumed = meter.createObservableCounter(METRICS.consumed, { unit: '{message}', description: 'Notifications handed to subscribers, live frames (once per frame) or recovered by a backfill or poll (once per stream).' })
+  const base = { 'messaging.system.name': SYSTEM }
+  // Histograms of one name on one meter share their data: two clients' records add up by themselves.
   // Not created at all when left out: an instrument without data points still shows up on a dashboard as "no data".
   const perNotification = options.notificationHistograms !== false && {
-    deliveryDuration: meter.createHistogram(METRICS.deliveryDuration, { unit: 's', description: 'A frame received (or a history row read) to its delivery; the time a backfill held it included.' }),
-    age: meter.createHistogram(METRICS.age, { unit: 's', description: "Delivery time less the notification's modify_time: an old one is a slow solver or a backlog." }),
+    deliveryDuration: histogram(meter, METRICS.deliveryDuration, 'A frame received (or a history row read) to its delivery; the time a backfill held it included.', BUCKETS.short),
+    age: histogram(meter, METRICS.age, "Delivery time less the notification's modify_time: an old one is a slow solver or a backlog.", BUCKETS.long),
   }
-  const backfillDuration = meter.createHistogram(METRICS.backfillDuration, { unit: 's', description: 'One backfill or poll, asked to finished or failed.' })
-  const backfillRecovered = meter.createObservableCounter(METRICS.backfillRecovered, { unit: '{message}', description: 'Notifications a backfill or poll recovered.' })
-  const gapDuration = meter.createHistogram(METRICS.gapDuration, { unit: 's', description: 'A resume stream without its socket, until it is whole again (its gap backfilled).' })
-  const heartbeatRtt = meter.createHistogram(METRICS.heartbeatRtt, { unit: 's', description: 'Protocol ping to pong, where heartbeats run (Node).' })
-  const errors = meter.createCounter(METRICS.errors, { unit: '{error}', description: 'Error events, by their ServiceError code.' })
-  const reconnects = meter.createObservableCounter(METRICS.reconnects, { unit: '{reconnect}', description: 'Sockets re-dialed after a drop.' })
-  const sockets = meter.createObservableUpDownCounter(METRICS.sockets, { unit: '{socket}', description: 'Sockets by status.' })
-  const observeReconnects = (result: ObservableResult) => result.observe(client.stats().reconnects, base)
-  const observeSockets = (result: ObservableResult) => {
-    const status = client.stats().socketStatus
-    for (const s of ['connecting', 'open', 'reconnecting'] as const) result.observe(status[s], { ...base, 'solver_notifications.socket.status': s })
-  }
-  /** Per attribute set (protocol, then source): one frozen attributes object, and the counts so far (no allocation per frame). */
-  type Counted = { attributes: Attributes; consumed: number; recovered: number }
-  const byProtocol = new Map<string, Map<string, Counted>>()
-  // The last set asked for: frames of one hub come in runs of the same protocol and source.
-  let last: { protocol: string; source: string; set: Counted } | undefined
-  const setOf = (protocol: string, source: string): Counted => {
-    if (last !== undefined && last.protocol === protocol && last.source === source) return last.set
-    let sources = byProtocol.get(protocol)
-    if (!sources) byProtocol.set(protocol, (sources = new Map()))
-    let set = sources.get(source)
-    if (!set) sources.set(source, (set = { attributes: Object.freeze({ ...base, 'solver_notifications.protocol': protocol, 'solver_notifications.source': source }), consumed: 0, recovered: 0 }))
-    last = { protocol, source, set }
+  const backfillDuration = histogram(meter, METRICS.backfillDuration, 'One backfill or poll, asked to finished or failed.', BUCKETS.long)
+  const gapDuration = histogram(meter, METRICS.gapDuration, 'A resume stream without its socket, until it is whole again (its gap backfilled).', BUCKETS.long)
+  const heartbeatRtt = histogram(meter, METRICS.heartbeatRtt, 'Protocol ping to pong, where heartbeats run (Node).', BUCKETS.short)
+  const operationDuration = histogram(meter, METRICS.operationDuration, 'A history search the app asked for (client.search, a searchPages walk), by outcome: error.type on a failure.', BUCKETS.short)
+  const errors = meter.createCounter(METRICS.errors, { unit: '{error}', description: 'Error events, by their ServiceError code, and failed searches.' })
+
+  // Counted here and read at each collection (observable counters): an SDK record costs about a
+  // microsecond of attribute hashing, as much again as a frame's whole path; counts need no per-frame record.
+  const sets = new Map<string, Counted>()
+  // The last set asked for: frames of one hub come in runs of the same protocol, source and solver.
+  let last: { protocol: string; source: string; chainId: number; solverId: string; set: Counted } | undefined
+  const setOf = (protocol: string, source: string, chainId: number, solverId: string): Counted => {
+    if (last !== undefined && last.protocol === protocol && last.source === source && last.chainId === chainId && last.solverId === solverId) return last.set
+    const destination = `${chainId}.${solverId}`
+    const key = `${protocol}\u0000${source}\u0000${destination}`
+    let set = sets.get(key)
+    if (!set) {
+      const attributes = Object.freeze({
+        ...base,
+        'messaging.operation.name': source === 'live' ? 'process' : 'receive',
+        'messaging.destination.name': destination,
+        'solver_notifications.protocol': protocol,
+        'solver_notifications.source': source,
+      })
+      sets.set(key, (set = { key, attributes, consumed: 0, recovered: 0 }))
+    }
+    last = { protocol, source, chainId, solverId, set }
     return set
   }
-  const each = (visit: (set: Counted) => void) => {
-    for (const sources of byProtocol.values()) for (const set of sources.values()) visit(set)
-  }
-  const observeConsumed = (result: ObservableResult) => each((set) => set.consumed > 0 && result.observe(set.consumed, set.attributes))
-  const observeRecovered = (result: ObservableResult) => each((set) => set.recovered > 0 && result.observe(set.recovered, set.attributes))
-  reconnects.addCallback(observeReconnects)
-  sockets.addCallback(observeSockets)
-  consumed.addCallback(observeConsumed)
-  backfillRecovered.addCallback(observeRecovered)
+  const leave = joinShared(meter, { consumed: METRICS.consumed, recovered: METRICS.backfillRecovered, reconnects: METRICS.reconnects, sockets: METRICS.sockets }, base, {
+    sets: { [Symbol.iterator]: () => sets.values() },
+    reconnects: () => client.stats().reconnects,
+    sockets: () => client.stats().socketStatus,
+  })
 
   /** Live frames a resume stream holds: their arrival, until the first stream releases them. */
   const held = new WeakSet<Notification>()
   const pending = new WeakMap<Notification, { at: number; protocol: string }>()
-  /** Open spans: dials by socket, backfills and waits by id (ended, or ended by `stop`). */
-  const dials = new Map<number, Span>()
-  const backfills = new Map<number, { span: Span; at: number; attributes: Attributes; stream: string }>()
+  /** Open spans: dials by socket, backfills, searches and waits by id (ended, or ended by `stop`). */
+  const dials = new Map<number, { span: Span; cause?: string | undefined }>()
+  const backfills = new Map<number, { span: Span; at: number; attributes: Attributes; streamId: number }>()
+  const searches = new Map<number, { span: Span; at: number; attributes: Attributes }>()
   const waits = new Map<number, Span>()
-  /** When each resume stream lost its socket (the first drop of an outage), until it is whole again. */
-  const gaps = new Map<string, number>()
+  /** When each resume stream (by its instance) lost its socket (the first drop of an outage), until it is whole again or ends. */
+  const gaps = new Map<number, number>()
 
   /** `since`: when the frame arrived or its history row was read (the clock is read only for a histogram). */
   const delivered = (n: Notification, source: 'live' | 'backfill' | 'poll', since: number) => {
-    const set = setOf(n.protocol, source)
+    const set = setOf(n.protocol, source, n.chainId, n.solverId)
     set.consumed++
     if (source !== 'live') set.recovered++
     const attributes = set.attributes
@@ -147,7 +171,7 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
     }
     if (options.notificationSpans) {
       tracer
-        .startSpan(SPANS.process, { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process', 'messaging.destination.name': `${n.chainId}.${n.solverId}` } })
+        .startSpan(`${SPANS.process} ${n.chainId}.${n.solverId}`, { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process' } })
         .end()
     }
   }
@@ -181,24 +205,39 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
       case 'backfill':
         if (e.phase === 'start') {
           const attributes = { ...base, 'solver_notifications.protocol': e.protocol, 'solver_notifications.source': e.poll ? 'poll' : 'backfill' }
-          backfills.set(e.id, { span: tracer.startSpan(SPANS.backfill, { kind: SpanKind.CLIENT, attributes }), at: performance.now(), attributes, stream: e.stream })
+          const span = tracer.startSpan(`${SPANS.backfill} ${e.destination}`, {
+            kind: SpanKind.CLIENT,
+            attributes: { ...attributes, 'messaging.operation.name': SPANS.backfill, 'messaging.operation.type': 'receive', 'messaging.destination.name': e.destination },
+          })
+          backfills.set(e.id, { span, at: performance.now(), attributes, streamId: e.streamId })
           return
         }
         onBackfillEnd(e)
         return
       case 'gap':
-        if (!gaps.has(e.stream)) gaps.set(e.stream, performance.now())
+        if (!gaps.has(e.streamId)) gaps.set(e.streamId, performance.now())
+        return
+      case 'streamEnd':
+        gaps.delete(e.streamId)
+        return
+      case 'search':
+        onSearch(e)
         return
       case 'waitFor':
         if (e.phase === 'start') {
-          waits.set(e.id, tracer.startSpan(SPANS.waitFor, { kind: SpanKind.INTERNAL, attributes: { ...base, 'solver_notifications.protocol': e.protocol } }))
+          waits.set(e.id, tracer.startSpan(`${SPANS.waitFor} ${e.destination}`, { kind: SpanKind.INTERNAL, attributes: { ...base, 'solver_notifications.protocol': e.protocol } }))
           return
         }
-        end(waits, e.id, { 'solver_notifications.outcome': e.outcome }, e.outcome === 'reached' ? undefined : (e.errorCode ?? e.outcome))
+        end(waits.get(e.id), { 'solver_notifications.outcome': e.outcome }, e.outcome === 'reached' ? undefined : (e.errorCode ?? e.outcome))
+        waits.delete(e.id)
         return
-      case 'error':
+      case 'error': {
         errors.add(1, { ...base, 'error.type': e.code, ...(e.protocol ? { 'solver_notifications.protocol': e.protocol } : {}) })
+        // The cause of a dial's failure, for its span (the close that follows says only 1006).
+        const dial = e.socket === undefined ? undefined : dials.get(e.socket)
+        if (dial && e.cause) dial.cause = e.cause
         return
+      }
       default:
         return
     }
@@ -209,55 +248,130 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
     const open = dials.get(e.socket)
     if (status === 'connecting') {
       // A dial left open (the socket went idle) ends as abandoned.
-      if (open) end(dials, e.socket, { 'solver_notifications.outcome': 'abandoned' }, 'abandoned')
-      dials.set(e.socket, tracer.startSpan(SPANS.connect, { kind: SpanKind.CLIENT, attributes: { ...base, 'server.address': hostOf(e.url), 'solver_notifications.protocol': e.protocol, 'solver_notifications.attempt': attempt } }))
+      if (open) end(open.span, { 'solver_notifications.outcome': 'abandoned' }, 'abandoned')
+      const span = tracer.startSpan(`${SPANS.connect} ${e.destination}`, {
+        kind: SpanKind.CLIENT,
+        attributes: { ...base, 'server.address': hostOf(e.url), 'messaging.destination.name': e.destination, 'solver_notifications.protocol': e.protocol, 'solver_notifications.attempt': attempt },
+      })
+      dials.set(e.socket, { span })
       return
     }
     if (!open) return
-    if (status === 'open') end(dials, e.socket, { 'solver_notifications.outcome': 'open' })
-    else end(dials, e.socket, { 'solver_notifications.outcome': 'failed', ...(closeCode !== undefined ? { 'solver_notifications.close.code': closeCode } : {}) }, closeReason ?? status)
+    dials.delete(e.socket)
+    if (status === 'open') {
+      end(open.span, { 'solver_notifications.outcome': 'open' })
+      return
+    }
+    const why = dialFailure(open.cause, closeCode, closeReason, status)
+    end(open.span, { 'solver_notifications.outcome': 'failed', 'error.type': why.type, ...(closeCode !== undefined ? { 'solver_notifications.close.code': closeCode } : {}) }, why.message)
   }
 
   const onBackfillEnd = (e: Extract<DiagnosticEvent, { type: 'backfill'; phase: 'end' }>) => {
     const run = backfills.get(e.id)
     if (!run) return
+    backfills.delete(e.id)
     backfillDuration.record((performance.now() - run.at) / 1000, { ...run.attributes, 'solver_notifications.outcome': e.outcome })
-    run.span.setAttributes({ 'solver_notifications.rows': e.rows, 'solver_notifications.pages': e.pages, 'solver_notifications.recovered': e.recovered, 'solver_notifications.outcome': e.outcome })
-    end(backfills as unknown as Map<number, Span>, e.id, {}, e.outcome === 'failed' ? (e.errorCode ?? 'failed') : undefined, run.span)
+    const failed = e.outcome === 'failed'
+    end(
+      run.span,
+      { 'solver_notifications.rows': e.rows, 'solver_notifications.pages': e.pages, 'solver_notifications.recovered': e.recovered, 'solver_notifications.outcome': e.outcome, ...(failed ? { 'error.type': e.errorCode ?? 'failed' } : {}) },
+      failed ? (e.errorCode ?? 'failed') : undefined,
+    )
     // Whole again: the stream's gap closes.
-    const since = gaps.get(run.stream)
+    const since = gaps.get(run.streamId)
     if (e.whole && since !== undefined) {
-      gaps.delete(run.stream)
+      gaps.delete(run.streamId)
       gapDuration.record((performance.now() - since) / 1000, { ...base, 'solver_notifications.protocol': String(run.attributes['solver_notifications.protocol']) })
     }
   }
 
-  /** Ends an open span (an error status with `error`), and forgets it. */
-  const end = (open: Map<number, Span>, id: number, attributes: Attributes, error?: string, span = open.get(id)) => {
+  const onSearch = (e: Extract<DiagnosticEvent, { type: 'search' }>) => {
+    if (e.phase === 'start') {
+      const attributes = { ...base, 'messaging.operation.name': SPANS.search, 'messaging.operation.type': 'receive', 'messaging.destination.name': e.destination, 'solver_notifications.protocol': e.protocol }
+      const span = tracer.startSpan(`${SPANS.search} ${e.destination}`, { kind: SpanKind.CLIENT, attributes: { ...attributes, 'server.address': hostOf(e.url) } })
+      searches.set(e.id, { span, at: performance.now(), attributes })
+      return
+    }
+    const run = searches.get(e.id)
+    if (!run) return
+    searches.delete(e.id)
+    const failure = e.outcome === 'failed' ? { 'error.type': e.errorCode ?? 'UNKNOWN', ...(e.status !== undefined ? { 'http.response.status_code': e.status } : {}) } : undefined
+    operationDuration.record((performance.now() - run.at) / 1000, failure ? { ...run.attributes, 'error.type': failure['error.type'] } : run.attributes)
+    if (failure) errors.add(1, { ...base, 'error.type': failure['error.type'], 'messaging.operation.name': SPANS.search, 'solver_notifications.protocol': String(run.attributes['solver_notifications.protocol']) })
+    end(run.span, failure ?? {}, failure ? `${failure['error.type']}${e.status !== undefined ? ` (HTTP ${e.status})` : ''}` : undefined)
+  }
+
+  /** Ends an open span (an error status with `error`). */
+  const end = (span: Span | undefined, attributes: Attributes, error?: string) => {
     if (!span) return
-    open.delete(id)
     span.setAttributes(attributes)
     if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error })
     span.end()
   }
 
   const unsubscribe = client.diagnostics.subscribe(listener)
+  let stopped = false
   return {
     stop() {
+      if (stopped) return
+      stopped = true
       unsubscribe()
-      reconnects.removeCallback(observeReconnects)
-      sockets.removeCallback(observeSockets)
-      consumed.removeCallback(observeConsumed)
-      backfillRecovered.removeCallback(observeRecovered)
-      for (const span of dials.values()) span.end()
+      leave()
+      for (const dial of dials.values()) dial.span.end()
       for (const run of backfills.values()) run.span.end()
+      for (const run of searches.values()) run.span.end()
       for (const span of waits.values()) span.end()
       dials.clear()
       backfills.clear()
+      searches.clear()
       waits.clear()
       gaps.clear()
     },
   }
+}
+
+/** What a close code means, for a failed dial's span (RFC 6455 and the codes solvers use). */
+const CLOSE_MEANINGS: Readonly<Record<number, string>> = {
+  1000: 'normal closure',
+  1001: 'going away',
+  1002: 'protocol error',
+  1003: 'unsupported data',
+  1006: 'abnormal closure: no close frame (the connection dropped or never opened)',
+  1007: 'invalid payload',
+  1008: 'policy violation',
+  1009: 'message too big',
+  1011: 'server error',
+  1012: 'service restart',
+  1013: 'try again later',
+  1015: 'TLS handshake failed',
+  4001: 'unauthorized',
+  4003: 'forbidden',
+}
+
+/**
+ * Why a dial failed, as a span's error: the runtime's cause when it said one (`ECONNREFUSED`, DNS, TLS),
+ * else the close code with its meaning and the server's (redacted) reason. Never just "reconnecting".
+ */
+function dialFailure(cause: string | undefined, closeCode: number | undefined, closeReason: string | undefined, status: string): { type: string; message: string } {
+  if (cause) {
+    const kind = /^(ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NONAME)$/.test(cause)
+      ? 'DNS lookup failed'
+      : /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ALTNAME/.test(cause)
+        ? 'TLS failed'
+        : cause === 'ECONNREFUSED'
+          ? 'connection refused'
+          : cause === 'ETIMEDOUT'
+            ? 'connection timed out'
+            : cause === 'ECONNRESET'
+              ? 'connection reset'
+              : 'socket error'
+    return { type: cause, message: `${kind} (${cause})${closeCode !== undefined ? `, close ${closeCode}` : ''}` }
+  }
+  if (closeCode !== undefined) {
+    const meaning = CLOSE_MEANINGS[closeCode] ?? (closeCode >= 4000 ? "the server's own code" : 'unknown code')
+    return { type: String(closeCode), message: `close ${closeCode} (${meaning})${closeReason ? `: ${closeReason}` : ''}` }
+  }
+  return { type: closeReason ? 'closed' : status, message: closeReason ?? status }
 }
 
 /** The host a (redacted) URL names, for `server.address`: never its path or query. */

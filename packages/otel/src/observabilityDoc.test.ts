@@ -21,6 +21,8 @@ it('the metric table of docs/guide/observability.md names exactly the metrics th
   expect(firstColumn('Metrics').sort()).toEqual(Object.values(METRICS).sort())
 })
 
-it('the span table names exactly the spans the code opens', () => {
-  expect(firstColumn('Spans').sort()).toEqual(Object.values(SPANS).sort())
+it('the span table names exactly the spans the code opens, each as `{operation} {destination}`', () => {
+  const spans = firstColumn('Spans')
+  for (const name of spans) expect(name).toMatch(/^\w+ \{destination\}$/)
+  expect(spans.map((name) => name.split(' ')[0]).sort()).toEqual(Object.values(SPANS).sort())
 })

@@ -169,7 +169,7 @@ export class AccountRelay {
     if (p.attempt === 0) {
       const tracer = this.ctx.tracer()
       if (tracer) {
-        p.span = publishSpan(tracer, subject, p.msgId)
+        p.span = publishSpan(tracer, subjectPrefix, subject, p.msgId)
         p.traceparent = traceparentOf(p.span.spanContext())
       }
     }

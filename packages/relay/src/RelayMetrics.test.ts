@@ -46,3 +46,24 @@ it('the registry copies the counters into solver_relay_* metrics at scrape time,
   // Scraped twice: the same values, not doubled.
   expect(await metrics.registry.metrics()).toContain('solver_relay_errors_total{code="PUBLISH"} 2\n')
 })
+
+it('a relay just started, before any error, serves every counter an alert reads at 0 (errors by code, publish failures by cause, bucket resets by bucket)', async () => {
+  const text = await new RelayMetrics(source).registry.metrics()
+  for (const line of [
+    'solver_relay_errors_total{code="PUBLISH"} 0',
+    'solver_relay_errors_total{code="LEASE_LOST"} 0',
+    'solver_relay_errors_total{code="CHECKPOINT"} 0',
+    'solver_relay_errors_total{code="WATCH"} 0',
+    'solver_relay_errors_total{code="STREAM_MISSING"} 0',
+    'solver_relay_publish_failures_total{cause="permission"} 0',
+    'solver_relay_publish_failures_total{cause="stream-full"} 0',
+    'solver_relay_publish_failures_total{cause="timeout"} 0',
+    'solver_relay_bucket_resets_total{bucket="solver_relay_accounts"} 0',
+    'solver_relay_bucket_resets_total{bucket="solver_relay_leases"} 0',
+    'solver_relay_bucket_resets_total{bucket="solver_relay_checkpoints"} 0',
+    'solver_relay_lease_takeovers_total 0',
+    'solver_relay_duplicates_total 0',
+  ]) {
+    expect(text).toContain(`${line}\n`)
+  }
+})

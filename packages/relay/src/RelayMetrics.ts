@@ -1,5 +1,7 @@
 import type { ClientStats } from '@solver-notifications/core'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { PublishCause } from './JetStreamPublisher.js'
+import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET } from './relayStorage.js'
 
 /** What the metrics read at scrape time from the running relay. */
 export interface MetricsSource {
@@ -50,6 +52,11 @@ const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 /** Notification ages (seconds): sub-second for a healthy solver, minutes for a backlog. */
 const AGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900]
 
+/** The relay's own error codes (a solver stream's codes join them as they happen). */
+const RELAY_ERROR_CODES = ['PUBLISH', 'STREAM_MISSING', 'CHECKPOINT', 'WATCH', 'LEASE_LOST', 'UNAUTHORIZED'] as const
+const PUBLISH_CAUSES: readonly PublishCause[] = ['permission', 'stream-full', 'no-stream', 'refused', 'timeout', 'closed']
+const RELAY_BUCKETS = [ACCOUNTS_BUCKET, LEASES_BUCKET, CHECKPOINTS_BUCKET] as const
+
 let processRegistry: Registry | undefined
 
 /**
@@ -88,10 +95,12 @@ export class RelayMetrics {
   /** keys of the accounts bucket not where this layout stores an account (reported, not watched) */
   misplacedKeys = 0
   private readonly streams = new Map<string, StreamCount>()
-  private readonly errorCodes = new Map<string, number>()
-  private readonly publishFailures = new Map<string, number>()
+  // Every known label exists at 0 from the start: `rate()` and an alert on them work before the first
+  // error (a Prometheus counter with no sample is "no data", not 0).
+  private readonly errorCodes = new Map<string, number>(RELAY_ERROR_CODES.map((code) => [code, 0]))
+  private readonly publishFailures = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
   /** resets of each bucket noticed (gone, or its revisions went back) */
-  readonly bucketResets = new Map<string, number>()
+  readonly bucketResets = new Map<string, number>(RELAY_BUCKETS.map((bucket) => [bucket, 0]))
   private readonly backfillResults = { finished: 0, truncated: 0 }
   private readonly lag = new SlidingMax(10)
   private readonly ack: Histogram
@@ -142,7 +151,7 @@ export class RelayMetrics {
       set({ result: 'failed' }, source.client().backfills.failed)
     })
     counter('solver_relay_duplicates_total', 'Publishes JetStream recognised by Nats-Msg-Id as already stored (a takeover overlap).', [], (set) => set({}, this.duplicates))
-    counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST).', ['code'], (set) => {
+    counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST, UNAUTHORIZED); every relay code is served from 0.', ['code'], (set) => {
       for (const [code, n] of this.errorCodes) set({ code }, n)
     })
     counter('solver_relay_publish_failures_total', 'Publishes JetStream did not store, by cause: permission (the NATS user may not publish the subject), stream-full (limits with discard new), no-stream, refused, timeout, closed. Each is also a PUBLISH error; the checkpoint stays behind it and it is retried.', ['cause'], (set) => {

@@ -38,7 +38,7 @@ export interface ConsumeOptions {
   /** a durable's unacknowledged message comes again after this (30,000 ms) */
   ackWaitMs?: number | undefined
   /**
-   * opens a CONSUMER span `solver_notifications process` per message, linked to the relay's publish span
+   * opens a CONSUMER span `process <stream>` per message, linked to the relay's publish span
    * (from its `traceparent`); default: the global tracer provider once an SDK registered one
    */
   tracerProvider?: TracerProvider | undefined
@@ -178,7 +178,7 @@ export function consumeNotifications(options: ConsumeOptions): NotificationConsu
         const m = queue.shift()!
         const item = toConsumed(m, durable !== undefined)
         const tracer = item ? tracerOf(options.tracerProvider) : undefined
-        const span = item && tracer ? processSpan(tracer, m.subject, item) : undefined
+        const span = item && tracer ? processSpan(tracer, stream, m.subject, item) : undefined
         if (span && item) {
           const ack = item.ack
           item.ack = () => {
@@ -255,11 +255,11 @@ function toConsumed(m: JsMsg, acks: boolean): ConsumedNotification | undefined {
 }
 
 /** The CONSUMER span of one message, linked to the relay's publish span when the message carries it. */
-function processSpan(tracer: Tracer, subject: string, item: ConsumedNotification): Span {
-  return tracer.startSpan(PROCESS_SPAN, {
+function processSpan(tracer: Tracer, stream: string, subject: string, item: ConsumedNotification): Span {
+  return tracer.startSpan(`${PROCESS_SPAN} ${stream}`, {
     kind: SpanKind.CONSUMER,
     links: item.traceContext ? [{ context: item.traceContext }] : [],
-    attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': subject },
+    attributes: { 'messaging.system.name': 'nats', 'messaging.operation.name': PROCESS_SPAN, 'messaging.operation.type': 'process', 'messaging.destination.name': subject, 'messaging.destination.subscription.name': stream },
   })
 }
 

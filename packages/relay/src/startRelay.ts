@@ -59,7 +59,7 @@ export interface RelayOptions {
   /** passed to the notifications client (e.g. a `WebSocket` implementation, `reconnect`) */
   client?: Omit<Partial<NotificationsClientOptions>, 'config'> | undefined
   /**
-   * traces every publish (a PRODUCER span `solver_notifications publish`, its `traceparent` on the
+   * traces every publish (a PRODUCER span `send <subjectPrefix>`, its `traceparent` on the
    * message); default: the global tracer provider of `@opentelemetry/api` once an SDK registered one
    */
   tracerProvider?: TracerProvider | undefined

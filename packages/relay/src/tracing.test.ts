@@ -58,17 +58,17 @@ it.skipIf(!natsAvailable)('traced: every message carries Solver-Received-At and 
   expect(receivedAt).toBeGreaterThanOrEqual(before - 1_000)
   const producer = parseTraceparent(stored!.header!.get('traceparent'))
   expect(producer).toBeDefined()
-  const published = relaySpans.getFinishedSpans().filter((s) => s.name === PUBLISH_SPAN)
+  const published = relaySpans.getFinishedSpans().filter((s) => s.name === `${PUBLISH_SPAN} solver.notifications`)
   expect(published).toHaveLength(frames.length)
   const mine = published.find((s) => s.spanContext().spanId === producer!.spanId)!
   expect(mine.kind).toBe(3) // PRODUCER
-  expect(mine.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': got[0]!.subject, 'messaging.message.id': stored!.header!.get('Nats-Msg-Id') })
+  expect(mine.attributes).toMatchObject({ 'messaging.system.name': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': got[0]!.subject, 'messaging.message.id': stored!.header!.get('Nats-Msg-Id') })
   expect(traceparentOf(mine.spanContext())).toBe(stored!.header!.get('traceparent'))
   // The consumer: the context handed over, an age, and a CONSUMER span linked to the producer's (same trace).
   expect(got[0]!.traceContext).toMatchObject({ traceId: producer!.traceId, spanId: producer!.spanId })
   for (const m of got) expect(m.ageMs).toBeGreaterThanOrEqual(0)
-  await until(() => consumerSpans.getFinishedSpans().filter((s) => s.name === PROCESS_SPAN).length === frames.length, 'a process span per message')
-  const processed = consumerSpans.getFinishedSpans().filter((s) => s.name === PROCESS_SPAN)
+  await until(() => consumerSpans.getFinishedSpans().filter((s) => s.name === `${PROCESS_SPAN} SOLVER_NOTIFICATIONS`).length === frames.length, 'a process span per message')
+  const processed = consumerSpans.getFinishedSpans().filter((s) => s.name === `${PROCESS_SPAN} SOLVER_NOTIFICATIONS`)
   expect(processed.every((s) => s.kind === 4)).toBe(true) // CONSUMER
   const linked = processed.find((s) => s.links[0]?.context.spanId === producer!.spanId)!
   expect(linked.links[0]!.context.traceId).toBe(mine.spanContext().traceId)

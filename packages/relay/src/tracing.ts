@@ -4,9 +4,13 @@ import { ProxyTracerProvider, type Span, type SpanContext, SpanKind, type Tracer
 export const RECEIVED_AT_HEADER = 'Solver-Received-At'
 /** The W3C trace context header. */
 export const TRACEPARENT_HEADER = 'traceparent'
-/** The spans of a notification's way through the relay and JetStream (docs/guide/observability.md). */
-export const PUBLISH_SPAN = 'solver_notifications publish'
-export const PROCESS_SPAN = 'solver_notifications process'
+/**
+ * The operations of a notification's way through the relay and JetStream (docs/guide/observability.md):
+ * spans are named `{operation} {destination}` as the OpenTelemetry messaging conventions name them,
+ * `send <subject prefix>` and `process <stream>` (the subject names an account: an attribute, never a name).
+ */
+export const PUBLISH_SPAN = 'send'
+export const PROCESS_SPAN = 'process'
 const SCOPE = '@solver-notifications/relay'
 
 /**
@@ -25,15 +29,22 @@ export function tracerOf(provider: TracerProvider | undefined): Tracer | undefin
 }
 
 /**
- * The PRODUCER span of one publish into JetStream.
+ * The PRODUCER span of one publish into JetStream, `send <subject prefix>`.
  *
  * @example
- * const span = publishSpan(tracer, 'solver.notifications.1.beta.0xabc…', msgId)
+ * const span = publishSpan(tracer, 'solver.notifications', 'solver.notifications.1.beta.0xabc…', msgId)
  */
-export function publishSpan(tracer: Tracer, subject: string, msgId: string): Span {
-  return tracer.startSpan(PUBLISH_SPAN, {
+export function publishSpan(tracer: Tracer, prefix: string, subject: string, msgId: string): Span {
+  return tracer.startSpan(`${PUBLISH_SPAN} ${prefix}`, {
     kind: SpanKind.PRODUCER,
-    attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'publish', 'messaging.destination.name': subject, 'messaging.message.id': msgId },
+    attributes: {
+      'messaging.system.name': 'nats',
+      'messaging.operation.name': PUBLISH_SPAN,
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': subject,
+      'messaging.destination.template': `${prefix}.{chainId}.{solverId}.{account}`,
+      'messaging.message.id': msgId,
+    },
   })
 }
 

@@ -4,6 +4,7 @@ import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
+import { observedPages, observedSearch } from './observedSearch.js'
 import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient, timersOf, warnOnce } from '../stream/createStreamClient.js'
@@ -60,8 +61,8 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   return {
     ...stream,
     inspect: (inspectOptions) => stream.inspect(inspectOptions).pipe(map((snapshot) => ({ ...snapshot, quoteBooks: [...openBooks].map((look) => look()) }))),
-    search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions }),
-    searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions }),
+    search: (params, searchOptions) => observedSearch(stream.diagnostics as Diagnostics, stream.config, params, () => searchNotifications(options.config, params, { ...http, ...searchOptions })),
+    searchPages: (params, pageOptions) => observedPages(stream.diagnostics as Diagnostics, stream.config, params, searchPages(options.config, params, { ...http, ...pageOptions })),
     quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions, openBooks),
     // Arguments are checked at the call; the wait is a chunk of its own, fetched when one starts (an app
     // that never waits does not download it). Bad arguments reject like every other outcome.

@@ -18,10 +18,10 @@ afterEach(async () => {
 })
 const printed = (value: unknown) => `${inspect(value, { depth: 8 })}\n${JSON.stringify(value, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack, cause: inspect(v.cause, { depth: 8 }) } : v))}`
 
-async function refusingSocketServer(code: number) {
+async function refusingSocketServer(code: number, reason = 'go away') {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
   await new Promise((resolve) => wss.once('listening', resolve))
-  wss.on('connection', (ws) => ws.close(code, 'go away'))
+  wss.on('connection', (ws) => ws.close(code, reason))
   closers.push(() => new Promise((resolve) => wss.close(() => resolve())))
   return (wss.address() as AddressInfo).port
 }
@@ -112,5 +112,23 @@ it('an auth.socketUrl that throws with a credential in its message (token=… wi
   const auth = events.values.filter((e) => e.type === 'error' && e.error.code === 'AUTH')
   expect(auth.length).toBeGreaterThan(0)
   expect(printed([events.values, client.stats()])).not.toContain(SECRET)
+  client.close()
+})
+
+it.each(['enigma', 'rasa'] as const)('%s: a close reason carrying a token, a Bearer value and a ?sig= is redacted in status events, diagnostics and the socket snapshot', async (protocol) => {
+  const port = await refusingSocketServer(4000, `expired token=${SECRET} Bearer ${SECRET} https://x.example/p?sig=${SECRET}`)
+  const url = `ws://127.0.0.1:${port}/ws`
+  const notifications = protocol === 'enigma' ? { protocol, url, channel: 'C' } : { protocol, url }
+  const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'a', solvers: { a: { notifications } } } } })
+  const client = createNotificationsClient({ config, lingerMs: 0, reconnect: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } })
+  const seen: unknown[] = []
+  const stop = client.diagnostics.subscribe((e) => seen.push(e))
+  const events = record(client.events({ account }))
+  await events.until(() => events.completed)
+  const reasons = events.values.flatMap((e) => (e.type === 'status' && e.closeCode === 4000 ? [e.closeReason] : []))
+  expect(reasons.length).toBeGreaterThan(0)
+  for (const reason of reasons) expect(reason).toMatch(/^expired token=\*\*\* Bearer \*\*\* /)
+  expect(printed([events.values, seen, client.stats()])).not.toContain(SECRET)
+  stop()
   client.close()
 })

@@ -61,12 +61,15 @@ export function waitForQuote<C extends NotificationsConfigInput>(
   if (!d?.active) return waiting
   const id = d.id()
   let protocol = ''
+  let destination = ''
   try {
-    protocol = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId }).notifications.protocol
+    const solver = stream.config.getSolver({ chainId: params.chainId, solverId: params.solverId })
+    protocol = solver.notifications.protocol
+    destination = `${solver.chainId}.${solver.solverId}`
   } catch {
     // rejected above: its end says so
   }
-  d.emit({ type: 'waitFor', phase: 'start', id, protocol })
+  d.emit({ type: 'waitFor', phase: 'start', id, protocol, destination })
   return waiting.then(
     (state) => {
       d.emit({ type: 'waitFor', phase: 'end', id, outcome: 'reached' })

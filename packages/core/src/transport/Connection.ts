@@ -326,7 +326,8 @@ export class Connection {
       this.#lost(ws, {
         cause: 'server',
         code: event?.code,
-        reason: event?.reason || undefined,
+        // A server's close reason is its text, shown in status events, logs and diagnostics: redacted like errors.
+        reason: event?.reason ? redactText(event.reason) : undefined,
         oversize: this.#oversize,
         afterSubscribe: this.#lastSubscribe,
         refusedUpgrade: this.#refusedUpgrade,

@@ -12,7 +12,15 @@ import type { TransportStatusEvent } from './TransportEvent.js'
  */
 export type DiagnosticEvent =
   /** a socket's status changed (`socket` tells sockets apart): a dial is `connecting`, then `open`, or `reconnecting`/`closed` */
-  | { readonly type: 'socket'; readonly socket: number; readonly protocol: string; readonly url: string; readonly event: TransportStatusEvent }
+  | {
+      readonly type: 'socket'
+      readonly socket: number
+      readonly protocol: string
+      readonly url: string
+      /** `<chainId>.<solverId>` of the solver the socket serves: low-cardinality, never an account */
+      readonly destination: string
+      readonly event: TransportStatusEvent
+    }
   /** a protocol ping answered (Node `ws`), round trip */
   | { readonly type: 'heartbeat'; readonly protocol: string; readonly rttMs: number }
   /**
@@ -25,7 +33,19 @@ export type DiagnosticEvent =
   /** a notification a backfill or poll recovered, given to the stream's subscriber (`readAt`: when history answered) */
   | { readonly type: 'recovered'; readonly notification: Notification; readonly source: 'backfill' | 'poll'; readonly readAt: number }
   /** a resume stream's backfill (or poll) starts */
-  | { readonly type: 'backfill'; readonly phase: 'start'; readonly id: number; readonly protocol: string; readonly stream: string; readonly since: number; readonly poll: boolean }
+  | {
+      readonly type: 'backfill'
+      readonly phase: 'start'
+      readonly id: number
+      readonly protocol: string
+      /** `<chainId>.<solverId>` */
+      readonly destination: string
+      readonly stream: string
+      /** the stream instance (a stream of the same account subscribed again is another) */
+      readonly streamId: number
+      readonly since: number
+      readonly poll: boolean
+    }
   /** how it ended (`aborted`: the stream ended first; `whole`: no gap left and the socket open) */
   | {
       readonly type: 'backfill'
@@ -42,16 +62,32 @@ export type DiagnosticEvent =
    * a resume stream's socket went down (its gap opened; the `backfill` end that says `whole` closes it).
    * `stream` names the stream (its checkpoint key: an account, so never a metric attribute).
    */
-  | { readonly type: 'gap'; readonly protocol: string; readonly stream: string }
+  | { readonly type: 'gap'; readonly protocol: string; readonly stream: string; readonly streamId: number }
+  /** a resume stream ended (released or completed): a gap it left open closes with it, unmeasured */
+  | { readonly type: 'streamEnd'; readonly streamId: number }
+  /**
+   * a history search the app asked for (`client.search`, one `searchPages` walk) starts, and how it ended
+   * (`errorCode`: the `ServiceError` code; `status`: the HTTP status when there was one)
+   */
+  | { readonly type: 'search'; readonly phase: 'start'; readonly id: number; readonly protocol: string; readonly destination: string; readonly url: string }
+  | { readonly type: 'search'; readonly phase: 'end'; readonly id: number; readonly outcome: 'ok' | 'failed'; readonly errorCode?: string | undefined; readonly status?: number | undefined }
   /** a history request leaves the endpoint's gate: started, or failed waiting (`expired`) */
   | { readonly type: 'gate'; readonly waitedMs: number; readonly outcome: 'started' | 'expired' }
   /** a `waitFor` call starts, and how it ended */
-  | { readonly type: 'waitFor'; readonly phase: 'start'; readonly id: number; readonly protocol: string }
+  | { readonly type: 'waitFor'; readonly phase: 'start'; readonly id: number; readonly protocol: string; readonly destination: string }
   | { readonly type: 'waitFor'; readonly phase: 'end'; readonly id: number; readonly outcome: 'reached' | 'timeout' | 'aborted' | 'failed'; readonly errorCode?: string | undefined }
   /** cross-tab: this tab's role changed */
   | { readonly type: 'role'; readonly role: 'leader' | 'follower' }
   /** an `error` event a stream heard (once per occurrence, not per subscriber) */
-  | { readonly type: 'error'; readonly code: string; readonly protocol?: string | undefined }
+  | {
+      readonly type: 'error'
+      readonly code: string
+      readonly protocol?: string | undefined
+      /** the socket it happened on (its `socket` events' id), for transport errors */
+      readonly socket?: number | undefined
+      /** the runtime's code of the underlying failure (`ECONNREFUSED`, `ENOTFOUND`, a TLS code), when it has one */
+      readonly cause?: string | undefined
+    }
 
 /**
  * The diagnostics seam of one client (`client.diagnostics`): listeners get every {@link DiagnosticEvent}.

@@ -159,7 +159,7 @@ export class SocketRouter implements ConnectionHost {
 
   onStatus(event: TransportStatusEvent): void {
     const d = this.#ctx.options.diagnostics
-    if (d.active) d.emit({ type: 'socket', socket: (this.#diagnosticId ??= d.id()), protocol: this.#module.protocol, url: this.connection.shownUrl, event })
+    if (d.active) d.emit({ type: 'socket', socket: (this.#diagnosticId ??= d.id()), protocol: this.#module.protocol, url: this.connection.shownUrl, destination: `${this.#solver.chainId}.${this.#solver.solverId}`, event })
     if (event.status === 'closed') {
       this.#finish(event)
       return
@@ -175,7 +175,7 @@ export class SocketRouter implements ConnectionHost {
 
   onError(error: ServiceError): void {
     const d = this.#ctx.options.diagnostics
-    if (d.active) d.emit({ type: 'error', code: error.code, protocol: this.#module.protocol })
+    if (d.active) d.emit({ type: 'error', code: error.code, protocol: this.#module.protocol, socket: (this.#diagnosticId ??= d.id()), cause: causeCode(error.cause) })
     const event: TransportErrorEvent = Object.freeze({ type: 'error', error })
     for (const route of this.routes.values()) this.#emit(route, event)
   }
@@ -365,4 +365,10 @@ function toText(data: unknown): string | undefined {
     }
   }
   return undefined
+}
+
+/** The runtime's code of a failure under a transport error (Node's `ECONNREFUSED`, a TLS code), if any. */
+function causeCode(cause: unknown): string | undefined {
+  const code = (cause as { code?: unknown } | undefined)?.code ?? (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : undefined
 }

@@ -48,10 +48,19 @@ export interface ResumeContext {
   /** the client's diagnostics seam and the solver's protocol (what its events name) */
   diagnostics?: Diagnostics | undefined
   protocol?: string | undefined
+  /** `<chainId>.<solverId>`: what the seam's events name as the destination (low-cardinality) */
+  destination?: string | undefined
 }
 
 /** The backfill the diagnostics seam follows: only while someone listens (no field per stream). */
 const running = new WeakMap<ResumeStream, { id: number; poll: boolean; readAt: number }>()
+/** Each stream's id on the seam, given at its first event there (no field per stream). */
+const streamIds = new WeakMap<ResumeStream, number>()
+const streamIdOf = (stream: ResumeStream, d: Diagnostics): number => {
+  let id = streamIds.get(stream)
+  if (id === undefined) streamIds.set(stream, (id = d.id()))
+  return id
+}
 
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
@@ -138,7 +147,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       return
     }
     const d = this.#ctx.diagnostics
-    if (d?.active && event.status === 'reconnecting') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account) })
+    // A gap opens when a socket the stream had open drops: a stream that joins a socket already down
+    // (or still dialing) starts blind, and its first backfill covers that, which is no gap of its own.
+    if (d?.active && event.status === 'reconnecting' && this.#state.status.status === 'open') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account), streamId: streamIdOf(this, d) })
     this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
   }
 
@@ -150,8 +161,13 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   dispose(): void {
     // Known at once, also inside a delivery: the rest of a merge or release stays undelivered and
     // counts in the position the dispose writes (the event itself waits for the running effects).
+    const ending = !this.#stopped
     this.#stopped = true
     this.#dispatch({ type: 'dispose' })
+    // A gap it left open ends with it: it is not the gap of a stream subscribed later.
+    const d = this.#ctx.diagnostics
+    const id = streamIds.get(this)
+    if (ending && d?.active && id !== undefined) d.emit({ type: 'streamEnd', streamId: id })
   }
 
   #stopped = false
@@ -311,7 +327,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const run = d?.active ? { id: d.id(), poll, readAt: 0 } : undefined
     if (run) {
       running.set(this, run)
-      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', stream: ctx.keyOf(this.#account), since, poll })
+      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', destination: ctx.destination ?? '', stream: ctx.keyOf(this.#account), streamId: streamIdOf(this, d!), since, poll })
     }
     this.#status({ state: 'started', since })
     ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.#holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.#account).then(

@@ -92,6 +92,7 @@ export function createResumeFeature(
       clientClosed,
       diagnostics: transport.diagnostics,
       protocol: solver.notifications.protocol,
+      destination: `${solver.chainId}.${solver.solverId}`,
     }
     contexts.set(solver, ctx)
     return ctx
