@@ -103,8 +103,9 @@ describe('histogram buckets', () => {
     const n = notification(Math.floor(Date.now() / 1000) - 4)
     emit({ type: 'frame', notification: n, at: now - 300 })
     emit({ type: 'heartbeat', protocol: 'rasa', rttMs: 5 })
-    emit({ type: 'gap', protocol: 'rasa', stream: 'k', streamId: 1 })
-    emit({ type: 'backfill', phase: 'start', id: 2, protocol: 'rasa', destination: '42161.beta', stream: 'k', streamId: 1, since: 0, poll: false })
+    const k = {}
+    emit({ type: 'gap', protocol: 'rasa', stream: 'k', instance: k })
+    emit({ type: 'backfill', phase: 'start', id: 2, protocol: 'rasa', destination: '42161.beta', stream: 'k', instance: k, since: 0, poll: false })
     emit({ type: 'backfill', phase: 'end', id: 2, outcome: 'finished', rows: 0, pages: 1, recovered: 0, whole: true })
     emit({ type: 'search', phase: 'start', id: 3, protocol: 'rasa', destination: '42161.beta', url: 'http://127.0.0.1:1' })
     emit({ type: 'search', phase: 'end', id: 3, outcome: 'ok' })
@@ -262,16 +263,18 @@ describe('counts that stay true', () => {
     const { stop } = instrumentNotifications(client, { meterProvider })
     // 500 streams drop and are released while blind; 500 new ones of the same accounts backfill whole.
     for (let i = 0; i < 500; i++) {
-      emit({ type: 'gap', protocol: 'rasa', stream: `42161:beta:${i}`, streamId: i })
-      emit({ type: 'streamEnd', streamId: i })
+      const released = {}
+      emit({ type: 'gap', protocol: 'rasa', stream: `42161:beta:${i}`, instance: released })
+      emit({ type: 'streamEnd', instance: released })
     }
     for (let i = 0; i < 500; i++) {
-      emit({ type: 'backfill', phase: 'start', id: 10_000 + i, protocol: 'rasa', destination: '42161.beta', stream: `42161:beta:${i}`, streamId: 1000 + i, since: 0, poll: false })
+      emit({ type: 'backfill', phase: 'start', id: 10_000 + i, protocol: 'rasa', destination: '42161.beta', stream: `42161:beta:${i}`, instance: {}, since: 0, poll: false })
       emit({ type: 'backfill', phase: 'end', id: 10_000 + i, outcome: 'finished', rows: 0, pages: 1, recovered: 0, whole: true })
     }
     // One real gap: it is measured.
-    emit({ type: 'gap', protocol: 'rasa', stream: '42161:beta:x', streamId: 5000 })
-    emit({ type: 'backfill', phase: 'start', id: 20_000, protocol: 'rasa', destination: '42161.beta', stream: '42161:beta:x', streamId: 5000, since: 0, poll: false })
+    const dropped = {}
+    emit({ type: 'gap', protocol: 'rasa', stream: '42161:beta:x', instance: dropped })
+    emit({ type: 'backfill', phase: 'start', id: 20_000, protocol: 'rasa', destination: '42161.beta', stream: '42161:beta:x', instance: dropped, since: 0, poll: false })
     emit({ type: 'backfill', phase: 'end', id: 20_000, outcome: 'finished', rows: 0, pages: 1, recovered: 0, whole: true })
     const { sum } = await collect()
     expect(sum(METRICS.gapDuration)).toBe(1)

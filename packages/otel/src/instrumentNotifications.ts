@@ -137,7 +137,8 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
         'solver_notifications.protocol': protocol,
         'solver_notifications.source': source,
       })
-      sets.set(key, (set = { key, attributes, consumed: 0, recovered: 0 }))
+      const recorded = Object.freeze({ ...base, 'solver_notifications.protocol': protocol, 'solver_notifications.source': source })
+      sets.set(key, (set = { key, attributes, recorded, consumed: 0, recovered: 0 }))
     }
     last = { protocol, source, chainId, solverId, set }
     return set
@@ -153,25 +154,26 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   const pending = new WeakMap<Notification, { at: number; protocol: string }>()
   /** Open spans: dials by socket, backfills, searches and waits by id (ended, or ended by `stop`). */
   const dials = new Map<number, { span: Span; cause?: string | undefined }>()
-  const backfills = new Map<number, { span: Span; at: number; attributes: Attributes; streamId: number }>()
+  const backfills = new Map<number, { span: Span; at: number; attributes: Attributes; instance: object }>()
   const searches = new Map<number, { span: Span; at: number; attributes: Attributes }>()
   const waits = new Map<number, Span>()
   /** When each resume stream (by its instance) lost its socket (the first drop of an outage), until it is whole again or ends. */
-  const gaps = new Map<number, number>()
+  const gaps = new Map<object, number>()
 
   /** `since`: when the frame arrived or its history row was read (the clock is read only for a histogram). */
   const delivered = (n: Notification, source: 'live' | 'backfill' | 'poll', since: number) => {
     const set = setOf(n.protocol, source, n.chainId, n.solverId)
     set.consumed++
     if (source !== 'live') set.recovered++
-    const attributes = set.attributes
     if (perNotification) {
+      // Three attributes, not the counter's five: the SDK hashes them on every record (docs/guide/observability.md, "What it costs").
+      const attributes = set.recorded!
       perNotification.deliveryDuration.record(Math.max(0, performance.now() - since) / 1000, attributes)
       if (plausible(n.modifyTime)) perNotification.age.record(Math.max(0, Date.now() / 1000 - n.modifyTime), attributes)
     }
     if (options.notificationSpans) {
       tracer
-        .startSpan(`${SPANS.process} ${n.chainId}.${n.solverId}`, { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process' } })
+        .startSpan(`${SPANS.process} ${n.chainId}.${n.solverId}`, { kind: SpanKind.CONSUMER, attributes: { ...set.attributes, 'messaging.operation.type': 'process' } })
         .end()
     }
   }
@@ -209,16 +211,16 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
             kind: SpanKind.CLIENT,
             attributes: { ...attributes, 'messaging.operation.name': SPANS.backfill, 'messaging.operation.type': 'receive', 'messaging.destination.name': e.destination },
           })
-          backfills.set(e.id, { span, at: performance.now(), attributes, streamId: e.streamId })
+          backfills.set(e.id, { span, at: performance.now(), attributes, instance: e.instance })
           return
         }
         onBackfillEnd(e)
         return
       case 'gap':
-        if (!gaps.has(e.streamId)) gaps.set(e.streamId, performance.now())
+        if (!gaps.has(e.instance)) gaps.set(e.instance, performance.now())
         return
       case 'streamEnd':
-        gaps.delete(e.streamId)
+        gaps.delete(e.instance)
         return
       case 'search':
         onSearch(e)
@@ -235,7 +237,8 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
         errors.add(1, { ...base, 'error.type': e.code, ...(e.protocol ? { 'solver_notifications.protocol': e.protocol } : {}) })
         // The cause of a dial's failure, for its span (the close that follows says only 1006).
         const dial = e.socket === undefined ? undefined : dials.get(e.socket)
-        if (dial && e.cause) dial.cause = e.cause
+        const cause = codeOf(e.cause)
+        if (dial && cause) dial.cause = cause
         return
       }
       default:
@@ -278,9 +281,9 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
       failed ? (e.errorCode ?? 'failed') : undefined,
     )
     // Whole again: the stream's gap closes.
-    const since = gaps.get(run.streamId)
+    const since = gaps.get(run.instance)
     if (e.whole && since !== undefined) {
-      gaps.delete(run.streamId)
+      gaps.delete(run.instance)
       gapDuration.record((performance.now() - since) / 1000, { ...base, 'solver_notifications.protocol': String(run.attributes['solver_notifications.protocol']) })
     }
   }
@@ -328,6 +331,12 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
       gaps.clear()
     },
   }
+}
+
+/** The runtime's code of a failure under a transport error (Node's `ECONNREFUSED`, a TLS code), if it has one. */
+function codeOf(cause: unknown): string | undefined {
+  const code = (cause as { code?: unknown } | undefined)?.code ?? (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : undefined
 }
 
 /** What a close code means, for a failed dial's span (RFC 6455 and the codes solvers use). */

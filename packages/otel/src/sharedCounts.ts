@@ -3,7 +3,10 @@ import type { Attributes, Meter, ObservableCounter, ObservableResult, Observable
 /** One attribute set's counts: the frozen attributes object and the counts so far (nothing allocated per frame). */
 export interface Counted {
   readonly key: string
+  /** the counter's attributes (with the conventions' operation and destination) */
   readonly attributes: Attributes
+  /** the per-notification histograms' attributes: fewer, since the SDK hashes them on every record */
+  readonly recorded?: Attributes
   consumed: number
   recovered: number
 }

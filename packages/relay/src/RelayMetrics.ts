@@ -90,6 +90,8 @@ export class RelayMetrics {
   handoffs = 0
   /** entries of the leases bucket that were not leases (treated as expired and taken over) */
   garbageLeases = 0
+  /** authentication errors NATS answered a reconnect with (a rotated password, an expired creds file) */
+  natsAuthErrors = 0
   /** entries of the accounts bucket its watch delivered (what a reconnect costs it) */
   bucketEntries = 0
   /** keys of the accounts bucket not where this layout stores an account (reported, not watched) */
@@ -166,6 +168,7 @@ export class RelayMetrics {
     counter('solver_relay_garbage_leases_total', 'Entries of the leases bucket that were not leases (not JSON, the wrong shape, an expiry beyond TTL + clock skew): logged once each, treated as expired and taken over by revision.', [], (set) => set({}, this.garbageLeases))
     counter('solver_relay_handoffs_total', 'Partitions (with accounts) handed over on purpose (rebalance, drain): checkpoints written, then the lease released.', [], (set) => set({}, this.handoffs))
     gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))
+    counter('solver_relay_nats_auth_errors_total', 'Authentication errors NATS answered a reconnect with (a rotated password, an expired creds file): the relay keeps reconnecting, and /readyz names the refusal until one succeeds.', [], (set) => set({}, this.natsAuthErrors))
     this.registry = Registry.merge([this.#own, processMetrics()])
   }
 

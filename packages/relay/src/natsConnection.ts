@@ -46,7 +46,10 @@ export function natsConnectOptions(target: NatsOptions, name: string): Connectio
     const shown = Array.isArray(servers) ? servers.map((s) => (typeof s === 'string' ? redactUrl(s) : s)) : typeof servers === 'string' ? redactUrl(servers) : servers
     throw new RelayError('INVALID_PARAMETERS', `nats must be a connection or { servers: 'nats://host:4222' } (or a list), got ${JSON.stringify(shown)}`)
   }
-  const options: ConnectionOptions = { servers: list as string[], name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000 }
+  // Reconnects for as long as the relay runs, through authentication errors too: nats.js gives up after
+  // two in a row by default, and a password rotated for a few seconds then left a live process closed
+  // for good (docs: the relay README, "When NATS misbehaves").
+  const options: ConnectionOptions = { servers: list as string[], name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000, ignoreAuthErrorAbort: true }
   const { token, user, password, creds, tls } = target
   for (const [field, value] of Object.entries({ token, user, password, creds })) {
     if (value !== undefined && (typeof value !== 'string' || value === '')) throw new RelayError('INVALID_PARAMETERS', `nats.${field} must be a non-empty string (--nats-${field === 'password' ? 'password' : field})`)

@@ -5,7 +5,8 @@ export interface ReadinessDeps {
   streamName: string
   /** asks the stream and the relay's buckets; rejects when one does not answer */
   probe: () => Promise<unknown>
-  state: () => { natsConnected: boolean; joined: boolean; draining: boolean }
+  /** `natsRefused`: why NATS refused the credentials at the last reconnect, while it does */
+  state: () => { natsConnected: boolean; natsRefused?: string | undefined; joined: boolean; draining: boolean }
 }
 
 /**
@@ -31,13 +32,15 @@ export function relayReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
     return storageCheck.ok
   }
   return async () => {
-    const { natsConnected, joined, draining } = deps.state()
+    const { natsConnected, natsRefused, joined, draining } = deps.state()
     const storage = natsConnected && !draining ? await storageReachable() : false
     const checks = { nats: natsConnected, storage, joined, draining }
     const reason = draining
       ? 'draining: handing accounts over before exit'
       : !natsConnected
-        ? 'NATS is disconnected (reconnecting)'
+        ? natsRefused !== undefined
+          ? `NATS refuses the credentials (${natsRefused}); reconnecting until it takes them`
+          : 'NATS is disconnected (reconnecting)'
         : !storage
           ? `the stream ${deps.streamName} or the relay's KV buckets do not answer`
           : !joined

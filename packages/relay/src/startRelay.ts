@@ -3,6 +3,7 @@ import type { TracerProvider } from '@opentelemetry/api'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { type NotificationsClient, type NotificationsClientOptions, type NotificationsConfig, type NotificationsConfigInput, createConfig, createNotificationsClient } from '@solver-notifications/core'
 import type { Registry } from 'prom-client'
+import { redactText } from '@solver-notifications/core/internal'
 import type { AccountContext } from './AccountRelay.js'
 import { Coordinator } from './coordinator/Coordinator.js'
 import { LivenessRounds } from './coordinator/LivenessRounds.js'
@@ -236,10 +237,18 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const liveness = new LivenessRounds({ id, partitions, leaseTtlMs, membership, leases, accountsKv, coordinator: c, logger, checkBuckets: () => guard.check() })
   rounds = liveness
   let closed = false
+  let refusedBy: string | undefined
   followReconnects(nc, dataNc, watches, guard, logger, {
     closed: () => closed,
     connected: (connected) => {
       natsConnected = connected
+    },
+    refused: (reason) => {
+      if (reason !== undefined) {
+        metrics.natsAuthErrors++
+        if (refusedBy === undefined) logger.error({ reason }, 'NATS refuses the credentials; reconnecting until it takes them (check --nats-token, --nats-user/--nats-password or --nats-creds)')
+      }
+      refusedBy = reason
     },
   })
   liveness.start()
@@ -248,7 +257,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const ready = relayReadiness({
     streamName,
     probe: () => Promise.all([jsm.streams.info(streamName), accountsKv.status(), leasesKv.status(), checkpoints.status()]),
-    state: () => ({ natsConnected, joined: liveness.joined, draining: draining !== undefined }),
+    state: () => ({ natsConnected, natsRefused: refusedBy, joined: liveness.joined, draining: draining !== undefined }),
   })
   const registry = metrics.registry
   let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
@@ -324,7 +333,7 @@ function followReconnects(
   [accountsWatch, leasesWatch]: [BucketFollower, BucketFollower],
   guard: BucketGuard,
   logger: RelayLogger,
-  relay: { closed(): boolean; connected(connected: boolean): void },
+  relay: { closed(): boolean; connected(connected: boolean): void; refused(reason: string | undefined): void },
 ): void {
   const down = new Set<NatsConnection>()
   const restart = (w: BucketFollower) => w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
@@ -336,8 +345,12 @@ function followReconnects(
           down.add(conn)
           relay.connected(false)
           logger.warn({ server: s.server, connection: what }, 'NATS disconnected; reconnecting (publishes are retried, checkpoints stay behind them)')
+        } else if (s.type === 'error' && /authoriz|authenticat/i.test(String(s.error?.message))) {
+          // Refused credentials: counted, and readiness says so until a reconnect succeeds (logged once per outage).
+          relay.refused(redactText(String(s.error.message)))
         } else if (s.type === 'reconnect') {
           down.delete(conn)
+          relay.refused(undefined)
           relay.connected(down.size === 0)
           logger.info({ server: s.server, connection: what }, 'NATS reconnected')
           await reconnected()

@@ -34,13 +34,14 @@ function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 }
 
-export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(options?: { empty?: boolean }): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(options?: { empty?: boolean; args?: string[] }): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort()
   const monitor = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'relay-nats-'))
   let child: ChildProcess | undefined
+  let args = extra
   const start = async () => {
-    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = proc
     killWithParent(proc)
     await new Promise<void>((resolve, reject) => {
@@ -68,9 +69,10 @@ export async function startNats(extra: string[] = []): Promise<{ url: string; po
     port,
     /** clients connected now, from the server's monitoring endpoint */
     connections: async () => ((await (await fetch(`http://127.0.0.1:${monitor}/connz`)).json()) as { num_connections: number }).num_connections,
-    /** `empty`: the store is wiped in between (a lost volume) */
-    restart: async (options: { empty?: boolean } = {}) => {
+    /** `empty`: the store is wiped in between (a lost volume); `args`: start it with these instead (another password) */
+    restart: async (options: { empty?: boolean; args?: string[] } = {}) => {
       await stop()
+      if (options.args) args = options.args
       if (options.empty) {
         rmSync(dir, { recursive: true, force: true })
         mkdirSync(dir, { recursive: true })

@@ -4,8 +4,7 @@ import { createBackfill } from '../search/backfill.js'
 import type { SearchHttpOptions } from '../search/postJson.js'
 import { searchNotifications } from '../search/searchNotifications.js'
 import { searchPages } from '../search/searchPages.js'
-import { observedPages, observedSearch } from './observedSearch.js'
-import type { SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
+import type { SearchObserver, SearchOptions, SearchPagesOptions, SearchParamsFor, SearchResultFor } from '../search/types.js'
 import type { NotificationsClientOptions } from '../stream/clientOptions.js'
 import { type NotificationsStreamClient, createStreamClient, timersOf, warnOnce } from '../stream/createStreamClient.js'
 import type { Diagnostics } from '../transport/Diagnostics.js'
@@ -58,11 +57,20 @@ export function createNotificationsClient<C extends NotificationsConfigInput>(
   const answerMs = 2 * (http.timeoutMs ?? 10_000) + 1_000
   const stream = createStreamClient(options, resume, (local, config, option) => createCrossTabPool(local, config, option, warnOnce, resume.read, answerMs))
   const openBooks = new Set<() => QuoteBookSnapshot>()
+  // The app's searches (not backfills: they have their own events) on the diagnostics seam, while it listens.
+  const observe: SearchObserver = (start) => {
+    const d = stream.diagnostics as Diagnostics
+    const id = d.active ? d.id() : 0
+    if (!id) return undefined
+    d.emit({ type: 'search', phase: 'start', id, ...start })
+    return (error?: { code?: string; status?: number }) =>
+      d.emit({ type: 'search', phase: 'end', id, outcome: error ? 'failed' : 'ok', errorCode: error && (error.code ?? 'UNKNOWN'), status: error?.status })
+  }
   return {
     ...stream,
     inspect: (inspectOptions) => stream.inspect(inspectOptions).pipe(map((snapshot) => ({ ...snapshot, quoteBooks: [...openBooks].map((look) => look()) }))),
-    search: (params, searchOptions) => observedSearch(stream.diagnostics as Diagnostics, stream.config, params, () => searchNotifications(options.config, params, { ...http, ...searchOptions })),
-    searchPages: (params, pageOptions) => observedPages(stream.diagnostics as Diagnostics, stream.config, params, searchPages(options.config, params, { ...http, ...pageOptions })),
+    search: (params, searchOptions) => searchNotifications(options.config, params, { ...http, ...searchOptions, observe }),
+    searchPages: (params, pageOptions) => searchPages(options.config, params, { ...http, ...pageOptions, observe }),
     quotes: (params, quotesOptions) => quoteBooks(stream, params, quotesOptions, openBooks),
     // Arguments are checked at the call; the wait is a chunk of its own, fetched when one starts (an app
     // that never waits does not download it). Bad arguments reject like every other outcome.

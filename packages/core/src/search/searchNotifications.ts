@@ -5,7 +5,7 @@ import type { NotificationSearchResult, SearchNotificationsParams } from '../pro
 import { redactUrl } from '../utils/redactUrl.js'
 import { parseSearchResponse } from './parseSearchResponse.js'
 import { type SearchHttpOptions, postJson } from './postJson.js'
-import type { SearchOptions, SearchParamsFor, SearchResultFor } from './types.js'
+import type { SearchObserver, SearchOptions, SearchParamsFor, SearchResultFor } from './types.js'
 import { validateSearchParams } from './validateSearchParams.js'
 
 /**
@@ -19,7 +19,7 @@ import { validateSearchParams } from './validateSearchParams.js'
 export async function searchNotifications<C extends NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
   config: NotificationsConfig<C>,
   params: SearchParamsFor<C, S>,
-  options: SearchOptions & SearchHttpOptions = {},
+  options: SearchOptions & SearchHttpOptions & { observe?: SearchObserver | undefined } = {},
 ): Promise<SearchResultFor<C, S>> {
   const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
   validateSearchParams(params, searchProtocols[solver.notifications.protocol], config.allowInsecureTransport)
@@ -30,11 +30,26 @@ export async function searchNotifications<C extends NotificationsConfigInput, S 
 export async function searchSolver(
   solver: ResolvedSolver,
   params: SearchNotificationsParams,
-  options: SearchOptions & SearchHttpOptions & { longPages?: 'allow' },
+  options: SearchOptions & SearchHttpOptions & { longPages?: 'allow'; observe?: SearchObserver | undefined },
 ): Promise<NotificationSearchResult> {
   const { protocol } = solver.notifications
   const search = searchProtocols[protocol]
   const { url, body } = search.request(solver, params)
+  // An app's search is heard by the diagnostics seam, when it listens (docs/guide/observability.md).
+  const done = options.observe?.({ protocol, destination: `${solver.chainId}.${solver.solverId}`, url: redactUrl(url) })
+  try {
+    const result = await request(solver, params, options, url, body)
+    done?.()
+    return result
+  } catch (error) {
+    done?.((error ?? {}) as { code?: string })
+    throw error
+  }
+}
+
+async function request(solver: ResolvedSolver, params: SearchNotificationsParams, options: SearchOptions & SearchHttpOptions & { longPages?: 'allow' }, url: string, body: unknown): Promise<NotificationSearchResult> {
+  const { protocol } = solver.notifications
+  const search = searchProtocols[protocol]
   const { auth } = options
   // The solver's config headers, then what auth.headers says now (asked before every attempt).
   const headers =

@@ -5,7 +5,7 @@ import type { NotificationSearchResult, SearchNotificationsParams } from '../pro
 import type { SearchHttpOptions } from './postJson.js'
 import { repeatedPageGuard } from './repeatedPage.js'
 import { searchSolver } from './searchNotifications.js'
-import type { SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
+import type { SearchObserver, SearchPagesOptions, SearchParamsFor, SearchResultFor } from './types.js'
 import { validateSearchParams } from './validateSearchParams.js'
 import { describe } from '../utils/address.js'
 
@@ -20,7 +20,7 @@ import { describe } from '../utils/address.js'
 export async function* searchPages<C extends NotificationsConfigInput, S extends SolverId<C> | undefined = undefined>(
   config: NotificationsConfig<C>,
   params: SearchParamsFor<C, S>,
-  options: SearchPagesOptions & SearchHttpOptions = {},
+  options: SearchPagesOptions & SearchHttpOptions & { observe?: SearchObserver | undefined } = {},
 ): AsyncGenerator<SearchResultFor<C, S>, void, undefined> {
   const solver = config.getSolver({ chainId: params?.chainId, solverId: params?.solverId })
   validateSearchParams(params, searchProtocols[solver.notifications.protocol], config.allowInsecureTransport)
@@ -31,7 +31,7 @@ export async function* searchPages<C extends NotificationsConfigInput, S extends
 export async function* pagesOf(
   solver: ResolvedSolver,
   params: SearchNotificationsParams,
-  options: SearchPagesOptions & SearchHttpOptions,
+  options: SearchPagesOptions & SearchHttpOptions & { observe?: SearchObserver | undefined },
 ): AsyncGenerator<NotificationSearchResult, void, undefined> {
   const { maxRows = Number.POSITIVE_INFINITY, ...requestOptions } = options
   if (!(maxRows > 0)) throw new ServiceError('INVALID_PARAMETERS', `maxRows must be a positive number, got ${describe(maxRows)}`)

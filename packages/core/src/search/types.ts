@@ -50,6 +50,16 @@ export interface SearchOptions {
 }
 
 /**
+ * Hears each history request an app's search makes (the client's diagnostics seam listens through it):
+ * called as the request starts, it returns what to call when it ended (with the error when it failed).
+ *
+ * @internal
+ * @example
+ * const observe: SearchObserver = ({ destination }) => (error) => console.log(destination, error ? 'failed' : 'ok')
+ */
+export type SearchObserver = (start: { readonly protocol: string; readonly destination: string; readonly url: string }) => ((error?: { code?: string; status?: number }) => void) | undefined
+
+/**
  * Options of `searchPages`: stop after `maxRows` rows.
  *
  * @example

@@ -41,8 +41,8 @@ export type DiagnosticEvent =
       /** `<chainId>.<solverId>` */
       readonly destination: string
       readonly stream: string
-      /** the stream instance (a stream of the same account subscribed again is another) */
-      readonly streamId: number
+      /** the stream instance, an opaque identity (a stream of the same account subscribed again is another) */
+      readonly instance: object
       readonly since: number
       readonly poll: boolean
     }
@@ -62,9 +62,9 @@ export type DiagnosticEvent =
    * a resume stream's socket went down (its gap opened; the `backfill` end that says `whole` closes it).
    * `stream` names the stream (its checkpoint key: an account, so never a metric attribute).
    */
-  | { readonly type: 'gap'; readonly protocol: string; readonly stream: string; readonly streamId: number }
-  /** a resume stream ended (released or completed): a gap it left open closes with it, unmeasured */
-  | { readonly type: 'streamEnd'; readonly streamId: number }
+  | { readonly type: 'gap'; readonly protocol: string; readonly stream: string; readonly instance: object }
+  /** a resume stream ended (released): a gap it left open closes with it, unmeasured (`instance` as in its `gap`) */
+  | { readonly type: 'streamEnd'; readonly instance: object }
   /**
    * a history search the app asked for (`client.search`, one `searchPages` walk) starts, and how it ended
    * (`errorCode`: the `ServiceError` code; `status`: the HTTP status when there was one)
@@ -85,8 +85,8 @@ export type DiagnosticEvent =
       readonly protocol?: string | undefined
       /** the socket it happened on (its `socket` events' id), for transport errors */
       readonly socket?: number | undefined
-      /** the runtime's code of the underlying failure (`ECONNREFUSED`, `ENOTFOUND`, a TLS code), when it has one */
-      readonly cause?: string | undefined
+      /** the failure underneath, as the runtime gave it (Node's carries a `code`: `ECONNREFUSED`, `ENOTFOUND`, a TLS code) */
+      readonly cause?: unknown
     }
 
 /**

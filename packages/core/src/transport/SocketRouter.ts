@@ -175,7 +175,7 @@ export class SocketRouter implements ConnectionHost {
 
   onError(error: ServiceError): void {
     const d = this.#ctx.options.diagnostics
-    if (d.active) d.emit({ type: 'error', code: error.code, protocol: this.#module.protocol, socket: (this.#diagnosticId ??= d.id()), cause: causeCode(error.cause) })
+    if (d.active) d.emit({ type: 'error', code: error.code, protocol: this.#module.protocol, socket: (this.#diagnosticId ??= d.id()), cause: error.cause })
     const event: TransportErrorEvent = Object.freeze({ type: 'error', error })
     for (const route of this.routes.values()) this.#emit(route, event)
   }
@@ -367,8 +367,3 @@ function toText(data: unknown): string | undefined {
   return undefined
 }
 
-/** The runtime's code of a failure under a transport error (Node's `ECONNREFUSED`, a TLS code), if any. */
-function causeCode(cause: unknown): string | undefined {
-  const code = (cause as { code?: unknown } | undefined)?.code ?? (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : undefined
-}

@@ -54,13 +54,6 @@ export interface ResumeContext {
 
 /** The backfill the diagnostics seam follows: only while someone listens (no field per stream). */
 const running = new WeakMap<ResumeStream, { id: number; poll: boolean; readAt: number }>()
-/** Each stream's id on the seam, given at its first event there (no field per stream). */
-const streamIds = new WeakMap<ResumeStream, number>()
-const streamIdOf = (stream: ResumeStream, d: Diagnostics): number => {
-  let id = streamIds.get(stream)
-  if (id === undefined) streamIds.set(stream, (id = d.id()))
-  return id
-}
 
 /** Clock skew allowed between this machine and the solver when nothing has been seen yet (seconds). */
 const START_MARGIN_S = 2
@@ -149,7 +142,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const d = this.#ctx.diagnostics
     // A gap opens when a socket the stream had open drops: a stream that joins a socket already down
     // (or still dialing) starts blind, and its first backfill covers that, which is no gap of its own.
-    if (d?.active && event.status === 'reconnecting' && this.#state.status.status === 'open') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account), streamId: streamIdOf(this, d) })
+    if (d?.active && event.status === 'reconnecting' && this.#state.status.status === 'open') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account), instance: this })
     this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
   }
 
@@ -161,13 +154,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   dispose(): void {
     // Known at once, also inside a delivery: the rest of a merge or release stays undelivered and
     // counts in the position the dispose writes (the event itself waits for the running effects).
-    const ending = !this.#stopped
+    // A gap it left open ends with it: it is not the gap of a stream subscribed later.
+    if (!this.#stopped && this.#ctx.diagnostics?.active) this.#ctx.diagnostics.emit({ type: 'streamEnd', instance: this })
     this.#stopped = true
     this.#dispatch({ type: 'dispose' })
-    // A gap it left open ends with it: it is not the gap of a stream subscribed later.
-    const d = this.#ctx.diagnostics
-    const id = streamIds.get(this)
-    if (ending && d?.active && id !== undefined) d.emit({ type: 'streamEnd', streamId: id })
   }
 
   #stopped = false
@@ -327,7 +317,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const run = d?.active ? { id: d.id(), poll, readAt: 0 } : undefined
     if (run) {
       running.set(this, run)
-      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', destination: ctx.destination ?? '', stream: ctx.keyOf(this.#account), streamId: streamIdOf(this, d!), since, poll })
+      d!.emit({ type: 'backfill', phase: 'start', id: run.id, protocol: ctx.protocol ?? '', destination: ctx.destination ?? '', stream: ctx.keyOf(this.#account), instance: this, since, poll })
     }
     this.#status({ state: 'started', since })
     ctx.fetch({ since, maxRows: this.settings.maxBackfillRows, known: (n) => this.#holdback.known(n), signal: controller.signal, poll: poll ? (this.settings.poll?.intervalMs ?? 5_000) : undefined }, this.#account).then(
