@@ -2,7 +2,7 @@ import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { expect, it } from 'vitest'
 import { natsAvailable, startNats } from '../test/natsServer.js'
-import { LeaseTable, MAX_CLOCK_SKEW_MS, MAX_UNANNOUNCED_TTL_MS, leaseValue } from './LeaseTable.js'
+import { LeaseTable, MAX_CLOCK_SKEW_MS, MAX_LEASE_TTL_MS, MAX_UNANNOUNCED_TTL_MS, leaseValue } from './LeaseTable.js'
 
 it.skipIf(!natsAvailable)('a renewal that landed without its answer is still ours; one another relay wrote is lost', async () => {
   const nats = await startNats()
@@ -61,6 +61,12 @@ it.skipIf(!natsAvailable)('an entry that is not a lease (not JSON, null, the wro
   table.onEntry('h', (await kv.get('partitions.h'))!)
   expect(await table.take('h')).toBeDefined()
   expect(reported).toEqual(['a: not JSON', 'b: wrong shape', 'c: wrong shape', 'd: from the future', 'h: from the future'])
+  // Nor does announcing an enormous one (any client with write access to the bucket can): an announced
+  // TTL is judged by the cap, so an expiry days away is garbage, taken over at once.
+  await kv.put('partitions.i', leaseValue('greedy', Date.now() + 3 * 86_400_000, 1e12))
+  table.onEntry('i', (await kv.get('partitions.i'))!)
+  expect(await table.take('i')).toBeDefined()
+  expect(reported.at(-1)).toBe('i: from the future')
   await nc.close()
   await nats.close()
 })
@@ -69,5 +75,6 @@ it('the stored lease is pinned (old and new relays read each other during a roll
   // Changing this shape breaks relays of two releases side by side: it needs a migration path first.
   expect(leaseValue('relay-a', 1_763_700_000_000, 15_000)).toBe('{"owner":"relay-a","expires":1763700000000,"ttlMs":15000}')
   expect(MAX_UNANNOUNCED_TTL_MS).toBe(600_000)
+  expect(MAX_LEASE_TTL_MS).toBe(600_000)
   expect(MAX_CLOCK_SKEW_MS).toBe(30_000)
 })

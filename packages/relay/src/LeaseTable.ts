@@ -16,6 +16,13 @@ export const MAX_CLOCK_SKEW_MS = 30_000
 export const MAX_UNANNOUNCED_TTL_MS = 10 * 60_000
 
 /**
+ * The longest lease TTL: a relay refuses to run with more (`--lease-ttl-ms`), and a TTL a lease announces
+ * above it is judged by it. Any client with write access to the bucket could otherwise announce `1e12`
+ * and hold its partition for as long as it says.
+ */
+export const MAX_LEASE_TTL_MS = 10 * 60_000
+
+/**
  * A lease as stored: `{ owner, expires, ttlMs }` (`ttlMs`: the TTL its owner runs with, so a reader with
  * another TTL judges it by its owner's, not its own). Pinned by the golden test in LeaseTable.test.ts:
  * old and new relays read each other's leases during a rolling upgrade.
@@ -68,7 +75,7 @@ export class LeaseTable {
     // No relay writes an expiry further out than its TTL: one far beyond it would hold the partition for
     // ever. Judged by the TTL its owner announces (a deployment changing its TTL runs both side by side),
     // else by the longest any relay runs with.
-    const announced = typeof lease.ttlMs === 'number' && Number.isFinite(lease.ttlMs) && lease.ttlMs > 0 ? lease.ttlMs : MAX_UNANNOUNCED_TTL_MS
+    const announced = typeof lease.ttlMs === 'number' && Number.isFinite(lease.ttlMs) && lease.ttlMs > 0 ? Math.min(lease.ttlMs, MAX_LEASE_TTL_MS) : MAX_UNANNOUNCED_TTL_MS
     if (lease.expires > Date.now() + Math.max(this.ttlMs, announced) + MAX_CLOCK_SKEW_MS) {
       this.garbage(key, 'from the future', e.revision)
       return

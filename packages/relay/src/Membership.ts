@@ -1,5 +1,6 @@
 import type { KV, KvEntry } from '@nats-io/kv'
 import { LAYOUT } from './deployment.js'
+import { MAX_CLOCK_SKEW_MS, MAX_LEASE_TTL_MS } from './LeaseTable.js'
 import { RelayError } from './RelayError.js'
 
 export { LAYOUT } from './deployment.js'
@@ -47,7 +48,10 @@ export class Membership {
     }
     try {
       const v = e.json<{ expires?: number; maxAccounts?: number; layout?: number }>()
-      this.members.set(member, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: v.expires ?? 0, layout: v.layout ?? 1 })
+      // A heartbeat lasting beyond the longest TTL (plus clock skew) is no relay's: a member that never
+      // expires would be planned partitions it never takes. Judged expired, like a garbage lease.
+      const expires = Number(v.expires ?? 0)
+      this.members.set(member, { maxAccounts: v.maxAccounts ?? Number.MAX_SAFE_INTEGER, expires: expires > Date.now() + MAX_LEASE_TTL_MS + MAX_CLOCK_SKEW_MS ? 0 : expires, layout: v.layout ?? 1 })
     } catch {
       this.members.delete(member)
     }

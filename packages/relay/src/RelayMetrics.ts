@@ -139,7 +139,7 @@ export class RelayMetrics {
     this.ages = new Histogram({ name: 'solver_relay_notification_age_seconds', help: "A notification's age when its frame reached the relay: receive time less its modify_time (a slow solver, or a backlog in front of it).", buckets: AGE_BUCKETS, registers })
     gauge('solver_relay_accounts_owned', 'Accounts of the partitions this relay holds (it watches them, or opens them behind their checkpoints).', [], (set) => set({}, source.owned()))
     gauge('solver_relay_partitions_owned', 'Partitions this relay holds a lease for.', [], (set) => set({}, source.partitions?.() ?? 0))
-    gauge('solver_relay_accounts', "Entries of the accounts bucket (a relay reads only its own partitions' keys; removed accounts count until their delete markers are purged).", [], (set) => set({}, source.accounts()))
+    gauge('solver_relay_accounts', "Accounts in the accounts bucket, all partitions: its live keys (removed accounts and misplaced keys not counted).", [], (set) => set({}, source.accounts()))
     gauge('solver_relay_partitions', 'Partitions of the deployment (fixed for its life).', [], (set) => set({}, source.partitionCount?.() ?? 0))
     gauge('solver_relay_publishes_pending', 'Publishes waiting for a JetStream acknowledgement.', [], (set) => set({}, source.pending()))
     gauge('solver_relay_sockets', 'Solver sockets by state.', ['state'], (set) => {

@@ -98,6 +98,29 @@ describe('assignPartitions', () => {
     expect(plan.owners.filter((o) => o === undefined)).toHaveLength(8)
   })
 
+  it('a capped relay beside unlimited ones: every partition is owned whenever the relays together have room (the capped relay counts out of the others\' mean)', () => {
+    // One relay capped at 10 of 64 partitions beside an unlimited one: the cap was 1.2 × a mean that
+    // counted the capped relay (38), so 16 partitions stayed ownerless for good.
+    const one = assignPartitions(64, [{ id: 'capped', maxPartitions: 10 }, { id: 'free' }], () => undefined)
+    expect([one.counts.get('capped'), one.counts.get('free')]).toEqual([10, 54])
+    expect(one.owners.filter((o) => o === undefined)).toHaveLength(0)
+    // Any mix: all owned when capacity allows, none over its own cap, the unlimited within 1.2 × their mean (rounded up).
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 300 }), fc.array(fc.option(fc.integer({ min: 0, max: 120 }), { nil: undefined }), { minLength: 1, maxLength: 8 }), (partitions, caps) => {
+        const list = caps.map((maxPartitions, i) => ({ id: `m${i}`, maxPartitions }))
+        const plan = assignPartitions(partitions, list, () => undefined)
+        const room = list.reduce((n, m) => n + (m.maxPartitions ?? Number.POSITIVE_INFINITY), 0)
+        const unowned = plan.owners.filter((o) => o === undefined).length
+        expect(unowned).toBe(Math.max(0, partitions - Math.min(room, partitions)))
+        for (const m of list) if (m.maxPartitions !== undefined) expect(plan.counts.get(m.id)!).toBeLessThanOrEqual(m.maxPartitions)
+      }),
+      { numRuns: 200 },
+    )
+    // Held from before (the plan of a running deployment): the same.
+    const held = assignPartitions(64, [{ id: 'capped', maxPartitions: 10 }, { id: 'free' }], (p) => (p < 30 ? 'free' : undefined))
+    expect(held.owners.filter((o) => o === undefined)).toHaveLength(0)
+  })
+
   it('a member above its cap (a join shrank it) sheds the partitions it scores lowest for, and only those', () => {
     const owners = Array.from({ length: 64 }, () => 'a')
     const plan = assignPartitions(64, members(2).map((m, i) => ({ id: i === 0 ? 'a' : m.id })), (p) => owners[p])

@@ -43,7 +43,10 @@ export interface PartitionPlan {
   readonly owners: ReadonlyArray<string | undefined>
   /** partitions per member, every live member listed */
   readonly counts: ReadonlyMap<string, number>
-  /** the cap each member was held to: `floor(MAX_OVER_MEAN × mean)`, but never below `ceil(mean)` (whole partitions) */
+  /**
+   * the cap each member without a lower `maxPartitions` was held to: `floor(MAX_OVER_MEAN × mean)`, but
+   * never below `ceil(mean)` (whole partitions), the mean being what is left after the capped members
+   */
   readonly cap: number
 }
 
@@ -81,9 +84,30 @@ export function assignPartitions(partitions: number, members: readonly Partition
   const owners: Array<string | undefined> = new Array(partitions).fill(undefined)
   const counts = new Map<string, number>(sorted.map((m) => [m.id, 0]))
   if (n === 0) return { owners, counts, cap: 0 }
-  const cap = Math.max(Math.ceil(partitions / n), Math.floor((MAX_OVER_MEAN * partitions) / n))
+  // Capacities by water-filling: a member whose maxPartitions is below its fair share of what is left
+  // is held to it, and the others share the rest, so a capped relay never shrinks the others' caps
+  // (one relay capped beside an unlimited one left a sixth of the partitions ownerless for good).
+  const limit = sorted.map((m) => m.maxPartitions ?? Number.POSITIVE_INFINITY)
+  const fixed = new Array<boolean>(n).fill(false)
+  let rest = partitions
+  let open = n
+  for (let changed = true; changed && open > 0; ) {
+    changed = false
+    for (let i = 0; i < n; i++) {
+      if (fixed[i] || limit[i]! * open >= rest) continue
+      fixed[i] = true
+      rest -= limit[i]!
+      open--
+      changed = true
+    }
+  }
+  rest = Math.max(0, rest)
+  const cap = open > 0 ? Math.max(Math.ceil(rest / open), Math.floor((MAX_OVER_MEAN * rest) / open)) : 0
   const index = new Map(sorted.map((m, i) => [m.id, i]))
-  const capOf = sorted.map((m) => Math.min(cap, m.maxPartitions ?? Number.POSITIVE_INFINITY))
+  const capOf = sorted.map((_, i) => (fixed[i] ? limit[i]! : Math.min(cap, limit[i]!)))
+  // Each open member's rank among the open ones: who gets one more of the remainder.
+  const openRank = new Array<number>(n).fill(-1)
+  for (let i = 0, r = 0; i < n; i++) if (!fixed[i]) openRank[i] = r++
   const seeds = sorted.map((m) => hashKey(m.id))
   const score = (member: number, partition: number) => mix(seeds[member]! ^ Math.imul(partition + 1, 0x9e3779b1))
   const count = new Array<number>(n).fill(0)
@@ -111,8 +135,8 @@ export function assignPartitions(partitions: number, members: readonly Partition
   // Shares do not depend on who took what so far: relays planning while orphans are being taken (a
   // takeover after a kill) give every orphan the same owner, whatever was taken first. When every share
   // is full (members held more before), the least loaded member with room takes it.
-  const base = Math.floor(partitions / n)
-  const shareOf = (i: number) => Math.min(capOf[i]!, base + (i < partitions % n ? 1 : 0))
+  const base = open > 0 ? Math.floor(rest / open) : 0
+  const shareOf = (i: number) => (fixed[i] ? capOf[i]! : Math.min(capOf[i]!, base + (openRank[i]! < rest % open ? 1 : 0)))
   for (let p = 0; p < partitions; p++) {
     if (ownerIndex[p]! >= 0) continue
     let chosen = -1
@@ -140,8 +164,9 @@ export function assignPartitions(partitions: number, members: readonly Partition
     count[chosen]!++
   }
   // Rule 3: a member more than one below the mean claims what it wins outright, from richer owners, up to the mean.
-  const mean = Math.floor(partitions / n)
+  const meanOf = (i: number) => (fixed[i] ? capOf[i]! : base)
   for (let i = 0; i < n; i++) {
+    const mean = meanOf(i)
     if (count[i]! >= mean - 1) continue
     const wins: number[] = []
     for (let p = 0; p < partitions; p++) {
@@ -155,7 +180,7 @@ export function assignPartitions(partitions: number, members: readonly Partition
       for (const p of wins) {
         const owner = ownerIndex[p]!
         // A donor stays at the mean minus one at least (so it never becomes a claimant itself) and richer than the claimant.
-        if (owner === i || count[owner]! < mean || count[owner]! <= count[i]! + 1) continue
+        if (owner === i || count[owner]! < meanOf(owner) || count[owner]! <= count[i]! + 1) continue
         if (pick < 0) pick = p
         else {
           const current = ownerIndex[pick]!

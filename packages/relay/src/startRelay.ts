@@ -12,7 +12,7 @@ import { LAYOUT, openDeployment } from './deployment.js'
 import { BucketGuard } from './bucketGuard.js'
 import { type BucketFollower, followBucket } from './followBucket.js'
 import { JetStreamPublisher } from './JetStreamPublisher.js'
-import { LeaseTable } from './LeaseTable.js'
+import { LeaseTable, MAX_LEASE_TTL_MS } from './LeaseTable.js'
 import { Membership } from './Membership.js'
 import { type NatsOptions, type NatsTarget, isNatsConnection, openNats } from './natsConnection.js'
 import { type Readiness, startOpsServer } from './opsServer.js'
@@ -100,8 +100,8 @@ export const RELAY_HUB_ACCOUNTS = 128
 /** The options checked, with their defaults. */
 function relaySettings(options: RelayOptions) {
   const leaseTtlMs = options.leaseTtlMs ?? 15_000
-  if (typeof leaseTtlMs !== 'number' || !Number.isFinite(leaseTtlMs) || leaseTtlMs < 1_000) {
-    throw new RelayError('INVALID_PARAMETERS', `leaseTtlMs must be at least 1,000 ms, got ${String(leaseTtlMs)}`)
+  if (typeof leaseTtlMs !== 'number' || !Number.isFinite(leaseTtlMs) || leaseTtlMs < 1_000 || leaseTtlMs > MAX_LEASE_TTL_MS) {
+    throw new RelayError('INVALID_PARAMETERS', `leaseTtlMs must be between 1,000 and ${MAX_LEASE_TTL_MS.toLocaleString('en-US')} ms (a dead relay's accounts wait that long), got ${String(leaseTtlMs)}`)
   }
   const maxAccounts = options.maxAccounts ?? Number.MAX_SAFE_INTEGER
   if (!Number.isInteger(maxAccounts) || maxAccounts <= 0) throw new RelayError('INVALID_PARAMETERS', `maxAccounts must be a positive integer, got ${String(maxAccounts)}`)
@@ -237,19 +237,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const liveness = new LivenessRounds({ id, partitions, leaseTtlMs, membership, leases, accountsKv, coordinator: c, logger, checkBuckets: () => guard.check() })
   rounds = liveness
   let closed = false
-  let refusedBy: string | undefined
+  const refusals = natsRefusals(metrics, logger)
   followReconnects(nc, dataNc, watches, guard, logger, {
     closed: () => closed,
     connected: (connected) => {
       natsConnected = connected
     },
-    refused: (reason) => {
-      if (reason !== undefined) {
-        metrics.natsAuthErrors++
-        if (refusedBy === undefined) logger.error({ reason }, 'NATS refuses the credentials; reconnecting until it takes them (check --nats-token, --nats-user/--nats-password or --nats-creds)')
-      }
-      refusedBy = reason
-    },
+    refused: refusals.refused,
   })
   liveness.start()
 
@@ -257,7 +251,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const ready = relayReadiness({
     streamName,
     probe: () => Promise.all([jsm.streams.info(streamName), accountsKv.status(), leasesKv.status(), checkpoints.status()]),
-    state: () => ({ natsConnected, natsRefused: refusedBy, joined: liveness.joined, draining: draining !== undefined }),
+    state: () => ({ natsConnected, natsRefused: refusals.reason, joined: liveness.joined, draining: draining !== undefined }),
   })
   const registry = metrics.registry
   let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
@@ -368,6 +362,23 @@ function followReconnects(
     await restart(accountsWatch)
     await guard.check().catch((e: unknown) => logger.warn({}, `bucket check failed: ${String(e)}`))
   })
+}
+
+/** Refused credentials: counted, logged once per outage, and named by readiness until a reconnect succeeds. */
+function natsRefusals(metrics: RelayMetrics, logger: RelayLogger) {
+  let reason: string | undefined
+  return {
+    get reason() {
+      return reason
+    },
+    refused(now: string | undefined) {
+      if (now !== undefined) {
+        metrics.natsAuthErrors++
+        if (reason === undefined) logger.error({ reason: now }, 'NATS refuses the credentials; reconnecting until it takes them (check --nats-token, --nats-user/--nats-password or --nats-creds)')
+      }
+      reason = now
+    },
+  }
 }
 
 /**
