@@ -10,7 +10,13 @@ export interface GuardedBucket {
   nc: NatsConnection
   /** its watch, if the relay follows it */
   follower?: BucketFollower | undefined
+  /** copies JetStream keeps when it is recreated (the relay's `replicas`) */
+  replicas?: number | undefined
 }
+
+/** Readings that must agree before a suspected reset is acted on, and how far apart (a leader election on a cluster takes about a second or two). */
+const CONFIRM_READINGS = 2
+const CONFIRM_DELAY_MS = 1_000
 
 /** Why a bucket counts as reset. */
 export type ResetCause = 'gone' | 'revisions went back'
@@ -35,6 +41,8 @@ export class BucketGuard {
     private readonly buckets: readonly GuardedBucket[],
     /** a bucket was reset: forget what was held of it (called before its watch reads it again) */
     private readonly reset: (bucket: string, cause: ResetCause, detail: string) => Promise<void> | void,
+    /** between the readings that confirm a suspected reset */
+    private readonly confirmDelayMs = CONFIRM_DELAY_MS,
   ) {}
 
   /** Looks at every bucket once (one look at a time: a reconnect and a round share it). */
@@ -60,10 +68,13 @@ export class BucketGuard {
       lastSeq = info.state.last_seq
       created = info.created
     } catch (error) {
-      // NATS away (a reconnect runs this again): nothing to conclude. A bucket that is not there any more is recreated.
+      // NATS away (a reconnect runs this again): nothing to conclude. A bucket that is not there any more
+      // is recreated, once later readings agree: a node of a cluster that just restarted answers "not
+      // found" until it has caught up with the cluster's streams.
       if (!/not found/i.test((error as Error)?.message ?? '')) return
+      if (!(await this.#goneStill(bucket))) return
       try {
-        await new Kvm(bucket.nc).create(bucket.name, { history: 1 })
+        await new Kvm(bucket.nc).create(bucket.name, { history: 1, replicas: bucket.replicas ?? 1 })
       } catch {
         return // could not recreate it now: the next round tries again
       }
@@ -74,17 +85,63 @@ export class BucketGuard {
     // Recreated by someone else (another relay, an operator's tool) since this relay last looked: its
     // stream has another creation time, even when its revisions have counted past ours again meanwhile.
     const seen = this.#created.get(bucket.name)
-    this.#created.set(bucket.name, created)
     const follower = bucket.follower
-    if (seen !== undefined && seen !== created) {
-      await this.#reset(bucket, 'revisions went back', `bucket ${bucket.name} was recreated (its revisions start over${follower ? `: ${lastSeq} now, ${follower.last} seen before` : ''})`)
+    const recreated = seen !== undefined && seen !== created
+    // Revisions below what the watch saw, from the stream this relay knows (the same creation time): a
+    // cluster answering from a replica behind, for seconds after a node came back; no reset (a recreated
+    // bucket has another creation time, and one lost with the server's volume is gone or recreated).
+    const wentBack = follower !== undefined && lastSeq < seenBefore && seen === undefined
+    if (recreated || wentBack) {
+      // On a cluster one answer is not proof: a replica that lags or a leader being elected answers
+      // with an older state. A reset is acted on only when later readings, a while apart, agree.
+      if (!(await this.#confirmed(bucket, seen, seenBefore))) return
+      this.#created.set(bucket.name, created)
+      await this.#reset(
+        bucket,
+        'revisions went back',
+        recreated
+          ? `bucket ${bucket.name} was recreated (its revisions start over${follower ? `: ${lastSeq} now, ${follower.last} seen before` : ''})`
+          : `bucket ${bucket.name} counts from ${lastSeq} again, below revision ${seenBefore} this relay saw (recreated elsewhere)`,
+      )
       return
     }
-    if (follower && lastSeq < seenBefore) {
-      await this.#reset(bucket, 'revisions went back', `bucket ${bucket.name} counts from ${lastSeq} again, below revision ${seenBefore} this relay saw (recreated elsewhere)`)
-      return
-    }
+    this.#created.set(bucket.name, created)
     if (follower?.ended) await follower.restart().catch(() => {})
+  }
+
+  /**
+   * Whether a suspected reset holds: read again `CONFIRM_READINGS` times, `CONFIRM_DELAY_MS` apart, and
+   * every reading still shows another creation time or revisions below what the watch saw. A reading
+   * that fails (NATS away) confirms nothing: the next round looks again.
+   */
+  async #confirmed(bucket: GuardedBucket, seenCreated: string | undefined, seenBefore: number): Promise<boolean> {
+    for (let i = 0; i < CONFIRM_READINGS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, this.confirmDelayMs))
+      let info: { created: string; state: { last_seq: number } }
+      try {
+        info = (await bucket.kv.status()).streamInfo
+      } catch {
+        return false
+      }
+      const recreated = seenCreated !== undefined && info.created !== seenCreated
+      const wentBack = seenCreated === undefined && bucket.follower !== undefined && info.state.last_seq < Math.max(seenBefore, bucket.follower.last)
+      if (!recreated && !wentBack) return false
+    }
+    return true
+  }
+
+  /** Whether a bucket NATS said was not found is still not found at every later reading. */
+  async #goneStill(bucket: GuardedBucket): Promise<boolean> {
+    for (let i = 0; i < CONFIRM_READINGS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, this.confirmDelayMs))
+      try {
+        await bucket.kv.status()
+        return false
+      } catch (error) {
+        if (!/not found/i.test((error as Error)?.message ?? '')) return false
+      }
+    }
+    return true
   }
 
   async #reset(bucket: GuardedBucket, cause: ResetCause, detail: string): Promise<void> {

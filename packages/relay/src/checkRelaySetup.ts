@@ -1,6 +1,6 @@
 import type { NotificationsConfig, NotificationsConfigInput } from '@solver-notifications/core'
 import { type NatsTarget, openNats } from './natsConnection.js'
-import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openStorage } from './relayStorage.js'
+import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkReplicas, checkSubjectPrefix, ensureStream, openStorage, replicaDifferences } from './relayStorage.js'
 import { resolveConfig } from './startRelay.js'
 
 /**
@@ -16,7 +16,10 @@ export async function checkRelaySetup(options: {
   nats: NatsTarget
   stream?: string | undefined
   subjectPrefix?: string | undefined
+  /** copies of the stream and buckets to create with, and to compare what exists against (default 1) */
+  replicas?: number | undefined
 }): Promise<string[]> {
+  const replicas = checkReplicas(options.replicas)
   const config = resolveConfig(options.config)
   const prefix = checkSubjectPrefix(options.subjectPrefix ?? 'solver.notifications')
   const stream = options.stream ?? 'SOLVER_NOTIFICATIONS'
@@ -25,10 +28,12 @@ export async function checkRelaySetup(options: {
   const { nc, owned } = await openNats(options.nats, 'solver-relay check')
   try {
     lines.push(`nats: connected (server ${nc.info?.server_name ?? '?'}, version ${nc.info?.version ?? '?'})`)
-    const storage = await openStorage(nc)
-    const result = await ensureStream(storage.jsm, stream, prefix)
+    const storage = await openStorage(nc, replicas)
+    const result = await ensureStream(storage.jsm, stream, prefix, replicas)
     lines.push(`stream ${stream}: ${result === 'created' ? 'created' : 'exists'}, captures ${prefix}.>`)
     lines.push(`buckets: ${[ACCOUNTS_BUCKET, LEASES_BUCKET, CHECKPOINTS_BUCKET].join(', ')} ok (${(await storage.accounts.status()).values} account(s) watched)`)
+    const differences = await replicaDifferences(storage.jsm, stream, replicas)
+    lines.push(...(differences.length > 0 ? differences : [`replicas: ${replicas} for the stream and every bucket, as asked`]))
   } finally {
     if (owned) await nc.close()
   }

@@ -18,7 +18,7 @@ const USAGE = `usage:
   solver-relay migrate --nats URL [--partitions N]                           move an older deployment's accounts under their partitions (relays drained first)
   solver-relay repair-config --nats URL [--partitions N]                     rewrite an unreadable deployment config (relays may run)
 KEY is <chainId>.<solverId>.<lowercase account>.
-relay options: --max-accounts N  --lease-ttl-ms N  --partitions N (1024; fixed per deployment)  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
+relay options: --max-accounts N  --lease-ttl-ms N (1000-600000)  --partitions N (1024; fixed per deployment)  --replicas N (1; 3 on a cluster; check too)  --instance-id ID  --stream NAME  --subject-prefix P  --header 'Name: value' (repeatable)
   --http [HOST:PORT] (/healthz /readyz /metrics; ${DEFAULT_HTTP} without a value)  --log-format json|pretty  --log-level trace|debug|info|warn|error
   --shutdown-timeout-ms N (20000)
 NATS options (every command): --nats-token T | --nats-user U --nats-password P | --nats-creds FILE; --tls-ca FILE --tls-cert FILE --tls-key FILE
@@ -39,6 +39,7 @@ const OPTIONS = {
   'max-accounts': { type: 'string' },
   'lease-ttl-ms': { type: 'string' },
   partitions: { type: 'string' },
+  replicas: { type: 'string' },
   'instance-id': { type: 'string' },
   stream: { type: 'string' },
   'subject-prefix': { type: 'string' },
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
   const maxAccounts = positiveInt('max-accounts', values['max-accounts'])
   const leaseTtlMs = positiveInt('lease-ttl-ms', values['lease-ttl-ms'])
   const partitions = positiveInt('partitions', values.partitions)
+  const replicas = positiveInt('replicas', values.replicas)
   const shutdownTimeoutMs = positiveInt('shutdown-timeout-ms', values['shutdown-timeout-ms']) ?? 20_000
   const format = values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json')
   if (format !== 'json' && format !== 'pretty') fail(`--log-format must be json or pretty, got ${format}`)
@@ -154,13 +156,13 @@ async function main(): Promise<void> {
   const subjectPrefix = values['subject-prefix']
 
   if (check) {
-    for (const line of await checkRelaySetup({ config: config as never, nats, stream, subjectPrefix })) console.log(line)
+    for (const line of await checkRelaySetup({ config: config as never, nats, stream, subjectPrefix, replicas })) console.log(line)
     return
   }
 
   const instanceId = values['instance-id'] ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const logger = createRelayLogger({ instance: instanceId, format, level: level as LogLevel })
-  const relay = await startRelay({ config: config as never, nats, maxAccounts, leaseTtlMs, partitions, instanceId, stream, subjectPrefix, logger, http: values.http })
+  const relay = await startRelay({ config: config as never, nats, maxAccounts, leaseTtlMs, partitions, replicas, instanceId, stream, subjectPrefix, logger, http: values.http })
   // The numbers are on /metrics; a line now and then shows a person at the terminal that it works.
   const report = setInterval(() => logger.info(relay.stats(), 'stats'), 10_000)
   let stopping = false

@@ -236,7 +236,10 @@ it.skipIf(!natsAvailable)('NATS loses its storage (restarted empty): the relays 
     } finally {
       await nc.close()
     }
-  }, 'the relays to recreate their buckets and the config', 30_000)
+  }, 'the relays to recreate their buckets and the config', 30_000).catch((e) => {
+    console.log(lines.filter((l) => !l.includes(' round ') && !l.includes('publish failed')).slice(-60).join('\n'))
+    throw e
+  })
   await until(async () => {
     try {
       await addAccounts({ servers: nats.url }, keys)

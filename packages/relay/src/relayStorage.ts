@@ -24,8 +24,22 @@ export interface RelayStorage {
   checkpoints: KV
 }
 
-/** Opens JetStream and the buckets (creating what is missing); `JETSTREAM` when the server has it off. */
-export async function openStorage(nc: NatsConnection): Promise<RelayStorage> {
+/**
+ * How many copies JetStream keeps of the stream and each bucket it creates: 1 on one server; 3 on a
+ * cluster (a node down then leaves every account owned). What exists keeps its own count (`check` says when
+ * it differs from what was asked).
+ */
+export const DEFAULT_REPLICAS = 1
+
+/** Checks a replica count: 1 to 5, as JetStream allows. */
+export function checkReplicas(replicas: unknown): number {
+  const n = replicas ?? DEFAULT_REPLICAS
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 5) throw new RelayError('INVALID_PARAMETERS', `replicas must be an integer from 1 to 5 (3 on a three-node cluster), got ${String(replicas)}`)
+  return n
+}
+
+/** Opens JetStream and the buckets (creating what is missing, with `replicas` copies); `JETSTREAM` when the server has it off. */
+export async function openStorage(nc: NatsConnection, replicas = DEFAULT_REPLICAS): Promise<RelayStorage> {
   let jsm: JetStreamManager
   try {
     jsm = await jetstreamManager(nc)
@@ -33,14 +47,14 @@ export async function openStorage(nc: NatsConnection): Promise<RelayStorage> {
     throw new RelayError('JETSTREAM', `The NATS server has no JetStream (${(cause as Error)?.message ?? String(cause)}). Start it with -js (and -sd DIR to keep data).`, { cause })
   }
   const js = jetstream(nc)
-  const [accounts, leases, checkpoints] = await Promise.all([openBucket(nc, ACCOUNTS_BUCKET), openBucket(nc, LEASES_BUCKET), openBucket(nc, CHECKPOINTS_BUCKET)])
+  const [accounts, leases, checkpoints] = await Promise.all([openBucket(nc, ACCOUNTS_BUCKET, replicas), openBucket(nc, LEASES_BUCKET, replicas), openBucket(nc, CHECKPOINTS_BUCKET, replicas)])
   return { js, jsm, accounts, leases, checkpoints }
 }
 
-/** Opens one of the relay's KV buckets on a connection (creating it if missing). */
-export async function openBucket(nc: NatsConnection, name: string): Promise<KV> {
+/** Opens one of the relay's KV buckets on a connection (creating it with `replicas` copies if missing). */
+export async function openBucket(nc: NatsConnection, name: string, replicas = DEFAULT_REPLICAS): Promise<KV> {
   try {
-    return await new Kvm(nc).create(name, { history: 1 })
+    return await new Kvm(nc).create(name, { history: 1, replicas })
   } catch (cause) {
     throw new RelayError('JETSTREAM', `Could not open the KV bucket ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
   }
@@ -58,7 +72,7 @@ export function checkSubjectPrefix(prefix: unknown): string {
  * Makes sure the stream exists and captures `<prefix>.>`. A stream of that name that captures other
  * subjects is someone else's: `STREAM_CONFLICT`, nothing changed.
  */
-export async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<'exists' | 'created'> {
+export async function ensureStream(jsm: JetStreamManager, name: string, prefix: string, replicas = DEFAULT_REPLICAS): Promise<'exists' | 'created'> {
   if (typeof name !== 'string' || !/^[-_a-zA-Z0-9]+$/.test(name)) {
     throw new RelayError('INVALID_PARAMETERS', `stream must be a JetStream stream name (letters, digits, - and _), got ${JSON.stringify(name)}`)
   }
@@ -70,7 +84,7 @@ export async function ensureStream(jsm: JetStreamManager, name: string, prefix: 
     if (!/not found/i.test((cause as Error)?.message ?? '')) throw new RelayError('JETSTREAM', `Could not read stream ${name}: ${(cause as Error)?.message ?? String(cause)}`, { cause })
   }
   if (subjects === undefined) {
-    await jsm.streams.add({ name, subjects: [wanted], duplicate_window: nanos(DUPLICATE_WINDOW_MS) })
+    await jsm.streams.add({ name, subjects: [wanted], duplicate_window: nanos(DUPLICATE_WINDOW_MS), num_replicas: replicas })
     return 'created'
   }
   if (!subjects.includes(wanted) && !subjects.includes('>')) {
@@ -80,4 +94,20 @@ export async function ensureStream(jsm: JetStreamManager, name: string, prefix: 
     )
   }
   return 'exists'
+}
+
+/**
+ * The replica count of the stream and of each bucket's stream, against what was asked: one line per
+ * difference (what exists keeps its count; JetStream changes it with a stream update).
+ *
+ * @example
+ * for (const line of await replicaDifferences(jsm, 'SOLVER_NOTIFICATIONS', 3)) console.warn(line)
+ */
+export async function replicaDifferences(jsm: JetStreamManager, streamName: string, replicas: number): Promise<string[]> {
+  const lines: string[] = []
+  for (const [what, stream] of [[`stream ${streamName}`, streamName], ...[ACCOUNTS_BUCKET, LEASES_BUCKET, CHECKPOINTS_BUCKET].map((b) => [`bucket ${b}`, `KV_${b}`])] as const) {
+    const has = (await jsm.streams.info(stream)).config.num_replicas ?? 1
+    if (has !== replicas) lines.push(`${what}: ${has} replica(s), asked ${replicas}: it keeps ${has} (nats stream edit ${stream} --replicas ${replicas} changes it)`)
+  }
+  return lines
 }

@@ -23,7 +23,7 @@ import type { RelayStats } from './RelayStats.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { relayReadiness } from './relayReadiness.js'
 import { tracerOf } from './tracing.js'
-import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkSubjectPrefix, ensureStream, openBucket, openStorage } from './relayStorage.js'
+import { ACCOUNTS_BUCKET, CHECKPOINTS_BUCKET, LEASES_BUCKET, checkReplicas, checkSubjectPrefix, ensureStream, openBucket, openStorage, replicaDifferences } from './relayStorage.js'
 
 /**
  * Options of {@link startRelay}.
@@ -64,6 +64,12 @@ export interface RelayOptions {
    * message); default: the global tracer provider of `@opentelemetry/api` once an SDK registered one
    */
   tracerProvider?: TracerProvider | undefined
+  /**
+   * copies JetStream keeps of the stream and each bucket the relay creates (default 1; 3 on a three-node
+   * cluster, so a node down leaves every account owned). What exists keeps its own count: a difference is
+   * logged at start, and `solver-relay check --replicas N` reports it.
+   */
+  replicas?: number | undefined
 }
 
 /**
@@ -115,6 +121,7 @@ function relaySettings(options: RelayOptions) {
     streamName: options.stream ?? 'SOLVER_NOTIFICATIONS',
     config: resolveConfig(options.config),
     logger: options.logger ?? (options.log ? lineLogger(options.log) : silentLogger),
+    replicas: checkReplicas(options.replicas),
     /** How long before its lease could run out a relay stops publishing for a partition it could not renew: clocks of two machines may differ this much. */
     fenceMarginMs: Math.min(2_000, Math.floor(leaseTtlMs / 5)),
   }
@@ -138,9 +145,10 @@ async function openRelayNats(options: RelayOptions, settings: ReturnType<typeof 
   }
   try {
     if (ownsNc) dataNc = (await openNats(options.nats, `solver-relay ${id} work`)).nc
-    const storage = await openStorage(dataNc)
-    const leasesKv = dataNc === nc ? storage.leases : await openBucket(nc, LEASES_BUCKET)
-    await ensureStream(storage.jsm, settings.streamName, settings.prefix)
+    const storage = await openStorage(dataNc, settings.replicas)
+    const leasesKv = dataNc === nc ? storage.leases : await openBucket(nc, LEASES_BUCKET, settings.replicas)
+    await ensureStream(storage.jsm, settings.streamName, settings.prefix, settings.replicas)
+    for (const line of await replicaDifferences(storage.jsm, settings.streamName, settings.replicas).catch(() => [])) logger.warn({ replicas: settings.replicas }, line)
     const membership = new Membership(leasesKv, id, maxAccounts, leaseTtlMs)
     await membership.refuseOtherLayouts()
     await membership.refuseTwin(Math.max(200, Math.floor(leaseTtlMs / 3)))
@@ -207,7 +215,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         return 'unknown'
       }
     },
-    streamLost: streamRecovery(jsm, streamName, prefix, logger),
+    streamLost: streamRecovery(jsm, streamName, prefix, settings.replicas, logger),
     tracer: () => tracerOf(options.tracerProvider),
   }
   const c = new Coordinator({
@@ -233,7 +241,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     }),
     await followBucket(leasesKv, (entry) => void c.dispatch({ type: 'leaseEntry', entry })),
   ]
-  const guard = guardBuckets({ accountsKv, leasesKv, checkpoints, nc, dataNc, watches, metrics, logger, partitions, coordinator: c })
+  const guard = guardBuckets({ accountsKv, leasesKv, checkpoints, nc, dataNc, watches, metrics, logger, partitions, coordinator: c, replicas: settings.replicas })
   const liveness = new LivenessRounds({ id, partitions, leaseTtlMs, membership, leases, accountsKv, coordinator: c, logger, checkBuckets: () => guard.check() })
   rounds = liveness
   let closed = false
@@ -330,7 +338,19 @@ function followReconnects(
   relay: { closed(): boolean; connected(connected: boolean): void; refused(reason: string | undefined): void },
 ): void {
   const down = new Set<NatsConnection>()
-  const restart = (w: BucketFollower) => w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}`))
+  // A restart that times out (a cluster still electing the bucket's leader) is tried again, backing off,
+  // for as long as the relay runs: a watch left stopped would miss every lease and account change.
+  const restart = async (w: BucketFollower) => {
+    for (let attempt = 0; !relay.closed(); attempt++) {
+      try {
+        await w.restart()
+        return
+      } catch (e) {
+        if (attempt === 0) logger.warn({}, `watch restart failed: ${String(e)}; retrying until it resumes`)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)))
+      }
+    }
+  }
   const follow = (conn: NatsConnection, what: string, reconnected: () => Promise<unknown>) =>
     void (async () => {
       for await (const s of conn.status()) {
@@ -396,13 +416,14 @@ function guardBuckets(r: {
   logger: RelayLogger
   partitions: number
   coordinator: Coordinator
+  replicas: number
 }): BucketGuard {
   const kinds = { [ACCOUNTS_BUCKET]: 'accounts', [LEASES_BUCKET]: 'leases', [CHECKPOINTS_BUCKET]: 'checkpoints' } as const
   return new BucketGuard(
     [
-      { name: ACCOUNTS_BUCKET, kv: r.accountsKv, nc: r.dataNc, follower: r.watches[0] },
-      { name: LEASES_BUCKET, kv: r.leasesKv, nc: r.nc, follower: r.watches[1] },
-      { name: CHECKPOINTS_BUCKET, kv: r.checkpoints, nc: r.dataNc },
+      { name: ACCOUNTS_BUCKET, kv: r.accountsKv, nc: r.dataNc, follower: r.watches[0], replicas: r.replicas },
+      { name: LEASES_BUCKET, kv: r.leasesKv, nc: r.nc, follower: r.watches[1], replicas: r.replicas },
+      { name: CHECKPOINTS_BUCKET, kv: r.checkpoints, nc: r.dataNc, replicas: r.replicas },
     ],
     async (bucket, cause, detail) => {
       r.metrics.bucketResets.set(bucket, (r.metrics.bucketResets.get(bucket) ?? 0) + 1)
@@ -437,10 +458,10 @@ function relayStats(instanceId: string, metrics: RelayMetrics, now: Pick<RelaySt
 }
 
 /** One check at a time, shared by every publish that failed meanwhile: was the stream there (re-created if not)? */
-function streamRecovery(jsm: Parameters<typeof ensureStream>[0], streamName: string, prefix: string, logger: RelayLogger): () => Promise<boolean> {
+function streamRecovery(jsm: Parameters<typeof ensureStream>[0], streamName: string, prefix: string, replicas: number, logger: RelayLogger): () => Promise<boolean> {
   let recovering: Promise<boolean> | undefined
   return () => {
-    recovering ??= ensureStream(jsm, streamName, prefix)
+    recovering ??= ensureStream(jsm, streamName, prefix, replicas)
       .then((result) => {
         if (result === 'created') logger.warn({ stream: streamName }, `stream ${streamName} was missing (deleted?); re-created with subjects ${prefix}.> and the same settings`)
         return result === 'created'

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { freePort, killWithParent } from './natsServer.js'
+
+/** One node of a {@link startCluster} cluster. */
+export interface ClusterNode {
+  readonly name: string
+  readonly url: string
+  /** SIGKILL, store kept (a crashed machine); `start()` brings it back on the same port and store */
+  kill(): Promise<void>
+  start(): Promise<void>
+  readonly running: boolean
+}
+
+/**
+ * A JetStream cluster of real `nats-server`s on loopback (routes between them, JetStream on each, a store
+ * directory each): what a production deployment runs, to test replicated buckets and streams. Resolves
+ * once the cluster has a JetStream meta leader (it answers account info).
+ */
+export async function startCluster(size = 3): Promise<{ nodes: ClusterNode[]; servers: string[]; close(): Promise<void> }> {
+  const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })))
+  const dirs = ports.map(() => mkdtempSync(join(tmpdir(), 'relay-cluster-')))
+  const nodes = ports.map((port, i): ClusterNode & { stop(): Promise<void> } => {
+    let child: ChildProcess | undefined
+    const name = `n${i + 1}`
+    const routes = ports.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`).join(',')
+    const node = {
+      name,
+      url: `nats://127.0.0.1:${port.client}`,
+      get running() {
+        return child !== undefined
+      },
+      async start() {
+        const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port.client), '-n', name, '-sd', dirs[i]!, '--cluster_name', 'relay-test', '--cluster', `nats://127.0.0.1:${port.route}`, '--routes', routes], { stdio: ['ignore', 'ignore', 'pipe'] })
+        child = proc
+        killWithParent(proc)
+        await new Promise<void>((resolve, reject) => {
+          let text = ''
+          proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
+          proc.stderr!.on('data', (chunk: Buffer) => {
+            text += chunk.toString()
+            if (text.includes('Server is ready')) resolve()
+          })
+          proc.once('exit', (code) => {
+            if (child === proc) child = undefined
+            reject(new Error(`nats-server ${name} exited with ${code}: ${text.slice(-2_000)}`))
+          })
+        })
+      },
+      async kill() {
+        const proc = child
+        child = undefined
+        if (!proc || proc.exitCode !== null) return
+        await new Promise<void>((resolve) => {
+          proc.once('exit', () => resolve())
+          proc.kill('SIGKILL')
+        })
+      },
+      async stop() {
+        const proc = child
+        child = undefined
+        if (!proc || proc.exitCode !== null) return
+        await new Promise<void>((resolve) => {
+          proc.once('exit', () => resolve())
+          proc.kill('SIGTERM')
+        })
+      },
+    }
+    return node
+  })
+  await Promise.all(nodes.map((n) => n.start()))
+  const servers = nodes.map((n) => n.url)
+  // A meta leader is elected a moment after the routes form: until then JetStream requests fail.
+  const nc = await connect({ servers })
+  try {
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      try {
+        // jetstreamManager asks for the account's JetStream info: it fails until there is a leader.
+        await (await jetstreamManager(nc)).getAccountInfo()
+        break
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`the cluster elected no JetStream leader in 30 s: ${(error as Error).message}`)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    }
+  } finally {
+    await nc.close()
+  }
+  return {
+    nodes,
+    servers,
+    async close() {
+      await Promise.all(nodes.map((n) => n.stop()))
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
