@@ -7,6 +7,7 @@ import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
 import type { RelayLogger } from './relayLogger.js'
 import type { RelayMetrics, StreamCount } from './RelayMetrics.js'
 import { RECEIVED_AT_HEADER, TRACEPARENT_HEADER, publishSpan, traceparentOf } from './tracing.js'
+import type { RepeatedLines } from './RepeatedLines.js'
 
 /**
  * The resume streams' de-duplication key: the notification's content (quote, modify_time, action, status,
@@ -35,6 +36,8 @@ export interface AccountContext {
   streamLost: () => Promise<boolean>
   /** the tracer of the publishes now, or undefined while nothing traces (then no span: only the header) */
   tracer: () => Tracer | undefined
+  /** what happens by the thousand in an outage (failed publishes) is one line a second, counted by cause */
+  lines?: RepeatedLines | undefined
 }
 
 interface Pending {
@@ -43,12 +46,17 @@ interface Pending {
   key: string
   msgId: string
   receivedAt: number
+  /** when its first attempt failed (a publish still not stored `STUCK_MS` later counts as a PUBLISH failure, once) */
+  failingSince?: number | undefined
+  counted?: boolean | undefined
   attempt: number
   /** its PRODUCER span and the `traceparent` it travels with, made at its first publish when something traces */
   span?: Span | undefined
   traceparent?: string | undefined
 }
 
+/** A publish not stored this long after its first failure is a PUBLISH failure (once): past a blip. */
+export const STUCK_MS = 10_000
 const RETRY_MAX_MS = 5_000
 /** How long opening an account waits for its first backfill before the next account is opened anyway. */
 const FIRST_BACKFILL_WAIT_MS = 10_000
@@ -206,11 +214,20 @@ export class AccountRelay {
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
   private async retry(p: Pending, cause: PublishError): Promise<void> {
     const { metrics } = this.ctx
-    metrics.retries++
-    // Every publish JetStream did not store is a PUBLISH error with its cause (the README's alert), but a
-    // relay letting the account go is not one.
-    if (!this.stopped) metrics.publishFailed(cause.kind)
-    if (p.attempt === 0) this.ctx.logger.warn({ account: this.watched.key, cause: cause.kind }, `${this.watched.key}: publish failed (${cause.message}); retrying`)
+    // Each attempt that failed is a retry (a metric of its own); a publish still not stored STUCK_MS after
+    // its first failure is a PUBLISH failure with its cause, once: the alert of the README. A blip whose
+    // retries all succeed raises no alert; a relay letting the account go is not one either.
+    metrics.retried(cause.kind)
+    p.failingSince ??= Date.now()
+    if (!this.stopped && !p.counted && Date.now() - p.failingSince >= STUCK_MS) {
+      p.counted = true
+      metrics.publishFailed(cause.kind)
+    }
+    if (p.attempt === 0) {
+      const fields = { account: this.watched.key, cause: cause.kind, example: cause.message }
+      if (this.ctx.lines) this.ctx.lines.add('publishes failed, retrying', cause.kind, fields)
+      else this.ctx.logger.warn(fields, `${this.watched.key}: publish failed (${cause.message}); retrying`)
+    }
     const missing = await this.ctx.streamLost().catch(() => false)
     // A missing stream is an error an operator must hear about, every time it costs a publish.
     if (missing) metrics.error('STREAM_MISSING')

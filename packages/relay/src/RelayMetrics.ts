@@ -101,6 +101,7 @@ export class RelayMetrics {
   // error (a Prometheus counter with no sample is "no data", not 0).
   private readonly errorCodes = new Map<string, number>(RELAY_ERROR_CODES.map((code) => [code, 0]))
   private readonly publishFailures = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
+  private readonly publishRetries = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
   /** resets of each bucket noticed (gone, or its revisions went back) */
   readonly bucketResets = new Map<string, number>(RELAY_BUCKETS.map((bucket) => [bucket, 0]))
   private readonly backfillResults = { finished: 0, truncated: 0 }
@@ -156,8 +157,11 @@ export class RelayMetrics {
     counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST, UNAUTHORIZED); every relay code is served from 0.', ['code'], (set) => {
       for (const [code, n] of this.errorCodes) set({ code }, n)
     })
-    counter('solver_relay_publish_failures_total', 'Publishes JetStream did not store, by cause: permission (the NATS user may not publish the subject), stream-full (limits with discard new), no-stream, refused, timeout, closed. Each is also a PUBLISH error; the checkpoint stays behind it and it is retried.', ['cause'], (set) => {
+    counter('solver_relay_publish_failures_total', 'Publishes JetStream has not stored 10 s after their first failure, once each, by cause: permission (the NATS user may not publish the subject), stream-full (limits with discard new), no-stream, refused, timeout, closed. Each is also a PUBLISH error; the checkpoint stays behind it and it is retried until stored. A blip whose retries succeed counts none.', ['cause'], (set) => {
       for (const [cause, n] of this.publishFailures) set({ cause }, n)
+    })
+    counter('solver_relay_publish_retries_total', 'Publish attempts JetStream did not store and that are sent again, by cause (a NATS node restarting, a leader election): no alert by itself; publish_failures_total counts the ones that last.', ['cause'], (set) => {
+      for (const [cause, n] of this.publishRetries) set({ cause }, n)
     })
     counter('solver_relay_bucket_resets_total', "Resets of the relay's buckets it noticed (NATS lost its storage, or a bucket was deleted or recreated): logged once each; the bucket is recreated and read again from the start, and every partition taken again.", ['bucket'], (set) => {
       for (const [bucket, n] of this.bucketResets) set({ bucket }, n)
@@ -200,7 +204,13 @@ export class RelayMetrics {
     this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1)
   }
 
-  /** A publish JetStream did not store: a PUBLISH error, and counted by its cause. */
+  /** One attempt of a publish JetStream did not store (it is sent again): a retry, by its cause. */
+  retried(cause: string): void {
+    this.retries++
+    this.publishRetries.set(cause, (this.publishRetries.get(cause) ?? 0) + 1)
+  }
+
+  /** A publish JetStream has not stored for long (past a blip): a PUBLISH error, and counted by its cause. */
   publishFailed(cause: string): void {
     this.error('PUBLISH')
     this.publishFailures.set(cause, (this.publishFailures.get(cause) ?? 0) + 1)

@@ -264,3 +264,31 @@ it.skipIf(!natsAvailable)('NATS loses its storage (restarted empty): the relays 
   await sim.publish({ id: 'after-the-loss', quote_id: 77, temp_quote_id: -77, modify_time: sim.tick(), counterparty_address: address(2_000), last_seen_action: 'InstantRFQ', action_status: 'success' })
   await until(async () => (await observer.messages()).some((m) => m.body.id === 'after-the-loss'), 'the notification in JetStream', 20_000)
 }, 120_000)
+
+it.skipIf(!natsAvailable)('a blip whose retries all succeed (NATS restarted under load): no PUBLISH error, retries counted by cause, and the failed publishes are a few aggregated lines, not one per message', async () => {
+  const nats = await startNats()
+  cleanups.push(() => nats.close())
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const lines: string[] = []
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 } as never, leaseTtlMs: 15_000, instanceId: 'blip', partitions: 4, log: (line) => lines.push(line) })
+  cleanups.push(() => relay.close())
+  const accounts = Array.from({ length: 4 }, (_, i) => address(7_000 + i))
+  await addAccounts({ servers: nats.url }, accounts.map((a) => accountKey(1, 'beta', a)))
+  await until(() => relay.owned().length === 4, 'the 4 accounts owned')
+  for (const a of accounts) await sim.waitForSubscribers(a)
+  let sent = 0
+  const restarting = nats.restart()
+  // Published while NATS is away and coming back: every one is retried until stored.
+  for (let round = 0; round < 5; round++) for (const a of accounts) sent += (await sim.instantOpen(a)).frames.length
+  await restarting
+  for (const a of accounts) sent += (await sim.instantOpen(a)).frames.length
+  await until(() => relay.stats().published >= sent, `the ${sent} notifications published`)
+  const text = await relay.registry.metrics()
+  expect(text).toMatch(/^solver_relay_errors_total\{code="PUBLISH"\} 0$/m)
+  expect(relay.stats().retries).toBeGreaterThan(0)
+  expect(text).toMatch(/^solver_relay_publish_retries_total\{cause="[a-z-]+"\} [1-9]/m)
+  const failed = lines.filter((l) => l.includes('publish failed') || l.startsWith('publishes failed'))
+  expect(failed.length).toBeLessThanOrEqual(10)
+  expect(relay.stats().retries).toBeGreaterThan(failed.length)
+}, 60_000)

@@ -19,6 +19,7 @@ import { type Readiness, startOpsServer } from './opsServer.js'
 import { readBucket } from './readBucket.js'
 import { RelayError } from './RelayError.js'
 import { RelayMetrics } from './RelayMetrics.js'
+import { RepeatedLines } from './RepeatedLines.js'
 import type { RelayStats } from './RelayStats.js'
 import { type RelayLogger, lineLogger, silentLogger } from './relayLogger.js'
 import { relayReadiness } from './relayReadiness.js'
@@ -197,12 +198,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     natsConnected: () => natsConnected,
     client: () => client.stats(),
   })
-  // Reported as the leases watch delivers them: once per entry revision.
-  const leases = new LeaseTable(leasesKv, id, leaseTtlMs, 'partitions', (key, why, revision) => {
-    metrics.garbageLeases++
-    logger.warn({ lease: `partitions.${key}`, why, revision }, 'an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over')
-  })
+  const leases = partitionLeases(leasesKv, id, leaseTtlMs, metrics, logger)
+  // An outage's thousands of failed publishes and lost partitions: one line a second, counted by cause.
+  const lines = new RepeatedLines(logger)
   const accountContext: AccountContext = {
+    lines,
     client,
     publisher,
     subjectPrefix: prefix,
@@ -232,6 +232,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     logger,
     totalAccounts: () => rounds?.totalAccounts ?? 0,
     livenessSoon: () => rounds?.soon(),
+    lines,
   })
   coordinator = c
   const watches: [BucketFollower, BucketFollower] = [
@@ -282,6 +283,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     for (const w of watches) w.stop()
     client.close()
     publisher.close()
+    lines.flush()
     logger.info({ handedOver: handing, ms: Date.now() - started }, 'drain finished')
     c.reportMoves()
     if (ownsNc) {
@@ -338,19 +340,9 @@ function followReconnects(
   relay: { closed(): boolean; connected(connected: boolean): void; refused(reason: string | undefined): void },
 ): void {
   const down = new Set<NatsConnection>()
-  // A restart that times out (a cluster still electing the bucket's leader) is tried again, backing off,
-  // for as long as the relay runs: a watch left stopped would miss every lease and account change.
-  const restart = async (w: BucketFollower) => {
-    for (let attempt = 0; !relay.closed(); attempt++) {
-      try {
-        await w.restart()
-        return
-      } catch (e) {
-        if (attempt === 0) logger.warn({}, `watch restart failed: ${String(e)}; retrying until it resumes`)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)))
-      }
-    }
-  }
+  // A restart that fails (a cluster still electing the bucket's leader, the bucket gone) leaves the watch
+  // ended: the guard, which runs next and on every full round, starts it again (or recreates the bucket).
+  const restart = (w: BucketFollower) => w.restart().catch((e: unknown) => logger.warn({}, `watch restart failed: ${String(e)}; the next bucket check starts it again`))
   const follow = (conn: NatsConnection, what: string, reconnected: () => Promise<unknown>) =>
     void (async () => {
       for await (const s of conn.status()) {
@@ -381,6 +373,14 @@ function followReconnects(
   if (dataNc !== nc) follow(dataNc, 'work', async () => {
     await restart(accountsWatch)
     await guard.check().catch((e: unknown) => logger.warn({}, `bucket check failed: ${String(e)}`))
+  })
+}
+
+/** The partition leases; entries that are not leases are reported as the watch delivers them, once per revision. */
+function partitionLeases(kv: KV, id: string, leaseTtlMs: number, metrics: RelayMetrics, logger: RelayLogger): LeaseTable {
+  return new LeaseTable(kv, id, leaseTtlMs, 'partitions', (key, why, revision) => {
+    metrics.garbageLeases++
+    logger.warn({ lease: `partitions.${key}`, why, revision }, 'an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over')
   })
 }
 

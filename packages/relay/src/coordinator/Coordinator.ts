@@ -1,3 +1,4 @@
+import type { RepeatedLines } from '../RepeatedLines.js'
 import type { KV, KvEntry } from '@nats-io/kv'
 import type { AccountContext } from '../AccountRelay.js'
 import type { LeaseTable } from '../LeaseTable.js'
@@ -43,6 +44,8 @@ export interface CoordinatorDeps {
   totalAccounts: () => number
   /** another relay left or gave a lease back: the plan should look at once */
   livenessSoon: () => void
+  /** what an outage makes by the hundred (lost partitions, unwritten checkpoints) is one line a second, counted by cause */
+  lines?: RepeatedLines | undefined
 }
 
 /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
@@ -355,7 +358,8 @@ export class Coordinator {
     this.#records.get(partition)?.drop()
     this.deps.metrics.error('LEASE_LOST')
     this.#moves.lost++
-    this.deps.logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
+    if (this.deps.lines) this.deps.lines.add('lost partitions; their accounts stopped', why, { partition })
+    else this.deps.logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
     await this.opener.closeAll(this.table.keysOf(partition), 0)
     if (!this.slots.holds(partition)) this.#forget(partition)
   }
@@ -444,7 +448,9 @@ export class Coordinator {
       },
       failed: (message) => {
         metrics.error('CHECKPOINT')
-        logger.warn({ partition }, `partition ${partition}: checkpoints not written (${message}); written again in a second, and a takeover meanwhile republishes (de-duplicated)`)
+        const why = 'written again in a second; a takeover meanwhile republishes (de-duplicated)'
+        if (this.deps.lines) this.deps.lines.add(`checkpoints not written, ${why}`, message, { partition })
+        else logger.warn({ partition }, `partition ${partition}: checkpoints not written (${message}); ${why}`)
       },
       warn: (fields, message) => logger.warn({ partition, ...fields }, message),
     }
