@@ -36,9 +36,17 @@ export class Membership {
   constructor(
     private readonly kv: KV,
     readonly id: string,
-    private readonly maxAccounts: number,
+    private maxAccounts: number,
     private readonly ttlMs: number,
   ) {}
+
+  /**
+   * Takes no more accounts: its heartbeats announce a capacity of 0, so every relay's plan gives its
+   * partitions to the others (a relay NATS denies an operation it needs). For the rest of its run.
+   */
+  withdraw(): void {
+    this.maxAccounts = 0
+  }
 
   /** A heartbeat entry changed (`instances.<id>`, the prefix removed). */
   onEntry(member: string, e: KvEntry): void {

@@ -102,6 +102,8 @@ export class RelayMetrics {
   private readonly errorCodes = new Map<string, number>(RELAY_ERROR_CODES.map((code) => [code, 0]))
   private readonly publishFailures = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
   private readonly publishRetries = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
+  /** operations NATS denies this relay (its user's permissions): 1 each, for the rest of its run */
+  readonly denied = new Map<string, number>()
   /** resets of each bucket noticed (gone, or its revisions went back) */
   readonly bucketResets = new Map<string, number>(RELAY_BUCKETS.map((bucket) => [bucket, 0]))
   private readonly backfillResults = { finished: 0, truncated: 0 }
@@ -172,6 +174,9 @@ export class RelayMetrics {
     counter('solver_relay_garbage_leases_total', 'Entries of the leases bucket that were not leases (not JSON, the wrong shape, an expiry beyond TTL + clock skew): logged once each, treated as expired and taken over by revision.', [], (set) => set({}, this.garbageLeases))
     counter('solver_relay_handoffs_total', 'Partitions (with accounts) handed over on purpose (rebalance, drain): checkpoints written, then the lease released.', [], (set) => set({}, this.handoffs))
     gauge('solver_relay_nats_connected', '1 while the connection to NATS is up.', [], (set) => set({}, source.natsConnected() ? 1 : 0))
+    gauge('solver_relay_permission_denied', "1 for each operation NATS denies this relay's user (write checkpoints): the relay is not ready, withdrawn (its partitions go to the others), and /readyz names the permission.", ['operation'], (set) => {
+      for (const [operation, n] of this.denied) set({ operation }, n)
+    })
     counter('solver_relay_nats_auth_errors_total', 'Authentication errors NATS answered a reconnect with (a rotated password, an expired creds file): the relay keeps reconnecting, and /readyz names the refusal until one succeeds.', [], (set) => set({}, this.natsAuthErrors))
     this.registry = Registry.merge([this.#own, processMetrics()])
   }

@@ -6,7 +6,8 @@ export interface ReadinessDeps {
   /** asks the stream and the relay's buckets; rejects when one does not answer */
   probe: () => Promise<unknown>
   /** `natsRefused`: why NATS refused the credentials at the last reconnect, while it does */
-  state: () => { natsConnected: boolean; natsRefused?: string | undefined; joined: boolean; draining: boolean }
+  /** `denied`: operations NATS denies the relay's user (it withdrew) */
+  state: () => { natsConnected: boolean; natsRefused?: string | undefined; denied?: readonly string[] | undefined; joined: boolean; draining: boolean }
 }
 
 /**
@@ -32,11 +33,13 @@ export function relayReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
     return storageCheck.ok
   }
   return async () => {
-    const { natsConnected, natsRefused, joined, draining } = deps.state()
+    const { natsConnected, natsRefused, denied = [], joined, draining } = deps.state()
     const storage = natsConnected && !draining ? await storageReachable() : false
     const checks = { nats: natsConnected, storage, joined, draining }
     const reason = draining
       ? 'draining: handing accounts over before exit'
+      : denied.length > 0
+        ? `NATS denies this relay's user permission to ${denied.join(', ')}: withdrawn, its partitions go to the other relays (grant the permission and restart it)`
       : !natsConnected
         ? natsRefused !== undefined
           ? `NATS refuses the credentials (${natsRefused}); reconnecting until it takes them`

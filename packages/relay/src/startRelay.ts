@@ -181,10 +181,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const { nc, dataNc, ownsNc, storage, leasesKv, membership, partitions } = await openRelayNats(options, settings)
   const { js, jsm, accounts: accountsKv, checkpoints } = storage
   const publisher = new JetStreamPublisher(dataNc)
-  // Hubs of at most RELAY_HUB_ACCOUNTS: a rasa hub resends its whole list on every change, so a bounded
-  // list keeps each subscribe frame small and the bytes of moving accounts linear, not quadratic.
-  // Accounts open CONCURRENCY at a time, each with a first backfill: history may serve as many at once.
-  const client: NotificationsClient = createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, search: { concurrency: CONCURRENCY }, config })
+  const client = relayClient(options, config)
   let natsConnected = true
   // The metrics read the coordinator and the rounds, made just below.
   let coordinator: Coordinator | undefined
@@ -233,6 +230,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     totalAccounts: () => rounds?.totalAccounts ?? 0,
     livenessSoon: () => rounds?.soon(),
     lines,
+    denied: (operation, message) => withdrawDenied(operation, message, { metrics, membership, logger, soon: () => rounds?.soon() }),
   })
   coordinator = c
   const watches: [BucketFollower, BucketFollower] = [
@@ -260,7 +258,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const ready = relayReadiness({
     streamName,
     probe: () => Promise.all([jsm.streams.info(streamName), accountsKv.status(), leasesKv.status(), checkpoints.status()]),
-    state: () => ({ natsConnected, natsRefused: refusals.reason, joined: liveness.joined, draining: draining !== undefined }),
+    state: () => ({ natsConnected, natsRefused: refusals.reason, denied: [...metrics.denied.keys()], joined: liveness.joined, draining: draining !== undefined }),
   })
   const registry = metrics.registry
   let ops: Awaited<ReturnType<typeof startOpsServer>> | undefined
@@ -374,6 +372,24 @@ function followReconnects(
     await restart(accountsWatch)
     await guard.check().catch((e: unknown) => logger.warn({}, `bucket check failed: ${String(e)}`))
   })
+}
+
+/**
+ * The relay's notifications client. Hubs of at most RELAY_HUB_ACCOUNTS: a rasa hub resends its whole list on
+ * every change, so a bounded list keeps each subscribe frame small and the bytes of moving accounts linear,
+ * not quadratic. Accounts open CONCURRENCY at a time, each with a first backfill: history may serve as many at once.
+ */
+function relayClient(options: RelayOptions, config: NotificationsConfig): NotificationsClient {
+  return createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, search: { concurrency: CONCURRENCY }, config })
+}
+
+/** NATS denies the relay an operation it needs: it withdraws (capacity 0: the others take its partitions) and says so, once per operation. */
+function withdrawDenied(operation: string, message: string, r: { metrics: RelayMetrics; membership: Membership; logger: RelayLogger; soon: () => void }): void {
+  if (r.metrics.denied.has(operation)) return
+  r.metrics.denied.set(operation, 1)
+  r.membership.withdraw()
+  r.logger.error({ operation }, `NATS denies this relay's user to ${operation} (${message}): withdrawn, its partitions go to the other relays; grant the permission and restart it`)
+  r.soon()
 }
 
 /** The partition leases; entries that are not leases are reported as the watch delivers them, once per revision. */

@@ -46,6 +46,8 @@ export interface CoordinatorDeps {
   livenessSoon: () => void
   /** what an outage makes by the hundred (lost partitions, unwritten checkpoints) is one line a second, counted by cause */
   lines?: RepeatedLines | undefined
+  /** NATS denies this relay an operation it needs (its user's permissions): the relay withdraws and says so */
+  denied?: ((operation: string, message: string) => void) | undefined
 }
 
 /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
@@ -56,6 +58,9 @@ interface Moves {
   opened: number
   from: Map<string, number>
 }
+/** How NATS says a user may not do something (`Permissions Violation for Publish to …`). */
+const PERMISSION = /permission/i
+
 const noMoves = (): Moves => ({ taken: 0, handedOver: 0, lost: 0, opened: 0, from: new Map() })
 
 /**
@@ -333,7 +338,11 @@ export class Coordinator {
   }
 
   #givenUp(partition: number, what: string, error: unknown): void {
-    this.deps.logger.warn({ partition }, `partition ${partition}: ${what} (${(error as Error)?.message ?? String(error)}); given back, taken again in a later round`)
+    const message = (error as Error)?.message ?? String(error)
+    // Denied, it would be given back and planned here again every round: the relay withdraws instead.
+    if (PERMISSION.test(message)) this.deps.denied?.('write checkpoints', message)
+    if (this.deps.lines) this.deps.lines.add(`partitions given back, taken again in a later round: ${what}`, message, { partition })
+    else this.deps.logger.warn({ partition }, `partition ${partition}: ${what} (${message}); given back, taken again in a later round`)
   }
 
   /** A release: its accounts stopped (checkpoints written after what is in flight), then the slot hears it. */
@@ -448,6 +457,7 @@ export class Coordinator {
       },
       failed: (message) => {
         metrics.error('CHECKPOINT')
+        if (PERMISSION.test(message)) this.deps.denied?.('write checkpoints', message)
         const why = 'written again in a second; a takeover meanwhile republishes (de-duplicated)'
         if (this.deps.lines) this.deps.lines.add(`checkpoints not written, ${why}`, message, { partition })
         else logger.warn({ partition }, `partition ${partition}: checkpoints not written (${message}); ${why}`)

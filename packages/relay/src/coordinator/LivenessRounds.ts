@@ -131,7 +131,8 @@ export class LivenessRounds {
     const accountsPerPartition = Math.max(1, this.totalAccounts) / partitions
     const members = membership.live().map((m) => ({
       id: m.id,
-      maxPartitions: m.maxAccounts >= Number.MAX_SAFE_INTEGER ? undefined : Math.max(1, Math.floor(m.maxAccounts / accountsPerPartition)),
+      // A relay withdrawn (capacity 0) holds none; any other at least one.
+      maxPartitions: m.maxAccounts >= Number.MAX_SAFE_INTEGER ? undefined : m.maxAccounts <= 0 ? 0 : Math.max(1, Math.floor(m.maxAccounts / accountsPerPartition)),
     }))
     const plan = slots.draining ? undefined : assignPartitions(partitions, members, (p) => leases.ownerOf(String(p)))
     const mine = new Set<number>()
