@@ -12,6 +12,7 @@ import type { Lifecycle } from '../transport/Lifecycle.js'
 import type { SocketClose, TransportOptions } from '../transport/TransportOptions.js'
 import type { WebSocketConstructor } from '../transport/WebSocketLike.js'
 import { describe } from '../utils/address.js'
+import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
 
 /**
  * Options of the live client; each default is in the table of docs/architecture.md, "Connection".
@@ -68,9 +69,9 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   const problems: string[] = []
   const num = (value: number | undefined, fallback: number, path: string, min = 0, allowInfinity = false): number => {
     if (value === undefined) return fallback
-    if (typeof value !== 'number' || Number.isNaN(value) || value < min || (!allowInfinity && !Number.isFinite(value))) {
-      problems.push(`${path}: expected a number ≥ ${min}${allowInfinity ? ' (or Infinity)' : ''}, got ${describe(value)}`)
-    }
+    // A wait longer than a timer holds (2^31 − 1 ms) fires at once in every runtime: refused here.
+    const max = path.endsWith('Ms') ? MAX_TIMEOUT_MS : allowInfinity ? Number.POSITIVE_INFINITY : Number.MAX_VALUE
+    if (typeof value !== 'number' || !(value >= min && value <= max)) problems.push(`${path}: expected a number from ${min} to ${max}, got ${describe(value)}`)
     return value
   }
   const fn = <F>(value: F | undefined, fallback: F, path: string): F => {
@@ -100,6 +101,11 @@ export function resolveClientOptions(options: NotificationsClientOptions<any>): 
   if (lifecycle !== undefined && lifecycle !== false && typeof lifecycle?.subscribe !== 'function') {
     problems.push('lifecycle: expected { subscribe(listener) => unsubscribe } or false')
   }
+  // History requests' options (the client's `search`): checked with the rest, so a deadline no timer can
+  // hold is not a client whose every read fails later.
+  const search = (options as { search?: { timeoutMs?: number; retries?: number } }).search
+  num(search?.timeoutMs, 0, 'search.timeoutMs', 1)
+  num(search?.retries, 0, 'search.retries')
   const resolved: TransportOptions = {
     baseDelayMs: num(r.baseDelayMs, 500, 'reconnect.baseDelayMs', 1),
     maxDelayMs: num(r.maxDelayMs, 10_000, 'reconnect.maxDelayMs', 1),
