@@ -8,6 +8,12 @@ import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
 export class Timers {
   readonly #live = new Set<ReturnType<typeof setTimeout>>()
 
+  /**
+   * The clock every wait is measured on: monotonic (`performance.now()` where there is one), so a wall
+   * clock stepped back by NTP or a user never stretches a deadline or a Retry-After.
+   */
+  readonly now: () => number = typeof performance === 'object' && typeof performance.now === 'function' ? () => performance.now() : () => Date.now()
+
   set(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const handle = setTimeout(() => {
       this.#live.delete(handle)

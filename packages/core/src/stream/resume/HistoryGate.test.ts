@@ -4,7 +4,8 @@ import { capDelay } from '../../utils/capDelay.js'
 import { HistoryGate } from './HistoryGate.js'
 import { resolveHistoryConcurrency } from './historyConcurrency.js'
 
-beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }))
+// The gate measures waits on the monotonic clock (performance.now): faked along with the timers and Date.
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] }))
 
 /** The client's count of polling streams, as resumeFeature keeps it. */
 function pollRate() {
@@ -192,4 +193,24 @@ it('a Retry-After of 9,999,999 s is capped at an hour: no timer past 2^31-1 ms, 
   expect(started.map((s) => s.name)).toEqual(['throttled', 'patient'])
   settle.get('patient')!.ok()
   await patient
+})
+
+it('a Retry-After is waited out on the monotonic clock: the wall clock stepping back 10 minutes meanwhile does not stall history for as long', async () => {
+  const timers = new Timers()
+  const gate = new HistoryGate(1, timers, pollRate(), kit)
+  const { started, settle, make } = tasks()
+  const signal = new AbortController().signal
+  const first = gate.run(make('a'), signal, false, WAIT).catch((e: unknown) => e)
+  await vi.advanceTimersByTimeAsync(0)
+  settle.get('a')!.fail(Object.assign(new Error('429'), { retryAfterMs: 2_000 }))
+  await first
+  // NTP steps the wall clock back ten minutes while the endpoint's Retry-After runs.
+  vi.setSystemTime(Date.now() - 600_000)
+  const second = gate.run(make('b'), signal, false, WAIT)
+  await vi.advanceTimersByTimeAsync(1_900)
+  expect(started.map((s) => s.name)).toEqual(['a'])
+  await vi.advanceTimersByTimeAsync(200)
+  expect(started.map((s) => s.name)).toEqual(['a', 'b'])
+  settle.get('b')!.ok()
+  expect(await second).toBe('b')
 })

@@ -78,7 +78,7 @@ export class HistoryGate {
    */
   run<T>(task: () => Promise<T>, signal: AbortSignal, poll: boolean, waitMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const asked = Date.now()
+      const asked = this.#timers.now()
       const waiter: Waiter = {
         task,
         poll,
@@ -112,9 +112,9 @@ export class HistoryGate {
 
   #pump(): void {
     this.#wake = this.#timers.clear(this.#wake)
-    this.#expire(Date.now())
+    this.#expire(this.#timers.now())
     while (this.#active < this.concurrency && this.#waiting.length > 0) {
-      const now = Date.now()
+      const now = this.#timers.now()
       const at = now < this.#notBefore ? -1 : this.#waiting.findIndex((w) => !w.poll || now >= this.#nextPoll)
       if (at === -1) {
         this.#sleep((now < this.#notBefore ? this.#notBefore : this.#nextPoll) - now)
@@ -130,7 +130,7 @@ export class HistoryGate {
         (value) => this.#done(() => w.resolve(value)),
         (error: unknown) => {
           const retryAfterMs = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, Date.now() + this.#kit.cap(retryAfterMs))
+          if (typeof retryAfterMs === 'number' && retryAfterMs > 0) this.#notBefore = Math.max(this.#notBefore, this.#timers.now() + this.#kit.cap(retryAfterMs))
           this.#done(() => w.reject(error))
         },
       )
@@ -161,7 +161,7 @@ export class HistoryGate {
   /** Sleeps until something may start, or until the next deadline of a waiting request. */
   #sleep(ms: number): void {
     let wake = ms
-    const now = Date.now()
+    const now = this.#timers.now()
     for (const w of this.#waiting) wake = Math.min(wake, w.deadline - now)
     this.#wake = this.#timers.set(() => {
       this.#wake = undefined

@@ -117,7 +117,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.#ctx = ctx
     this.#account = account
     const start = nowSeconds() - START_MARGIN_S
-    this.#state = initialResumeState(settings, start, Date.now())
+    this.#state = initialResumeState(settings, start, ctx.timers.now())
     this.#holdback = new Holdback(this)
     this.#checkpoint = settings.checkpoint
       ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.#position(), (error) => this.report(error))
@@ -143,7 +143,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     // A gap opens when a socket the stream had open drops: a stream that joins a socket already down
     // (or still dialing) starts blind, and its first backfill covers that, which is no gap of its own.
     if (d?.active && event.status === 'reconnecting' && this.#state.status.status === 'open') d.emit({ type: 'gap', protocol: this.#ctx.protocol ?? '', stream: this.#ctx.keyOf(this.#account), instance: this })
-    this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
+    this.#dispatch({ type: 'status', event, oldestHeld: this.#holdback.oldestHeld(), now: this.#ctx.timers.now(), unsettled: this.#isUnsettled() })
   }
 
   complete(): void {
@@ -302,7 +302,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     work[timer] = timers.set(() => {
       work[timer] = undefined
       this.#idle()
-      if (timer === 'poll') this.#dispatch({ type: 'poll', clientClosed: this.#ctx.clientClosed?.() ?? false, oldestHeld: this.#holdback.oldestHeld(), now: Date.now(), unsettled: this.#isUnsettled() })
+      if (timer === 'poll') this.#dispatch({ type: 'poll', clientClosed: this.#ctx.clientClosed?.() ?? false, oldestHeld: this.#holdback.oldestHeld(), now: this.#ctx.timers.now(), unsettled: this.#isUnsettled() })
       else this.#dispatch({ type: timer })
     }, ms)
   }
@@ -326,14 +326,14 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         if (run) run.readAt = now()
         work.inFlight = undefined
         this.#idle()
-        this.#dispatch({ type: 'backfilled', since, result, now: Date.now(), unsettled: this.#isUnsettled() })
+        this.#dispatch({ type: 'backfilled', since, result, now: this.#ctx.timers.now(), unsettled: this.#isUnsettled() })
       },
       (cause: unknown) => {
         if (controller.signal.aborted) return
         work.inFlight = undefined
         this.#idle()
         const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs
-        this.#dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: Date.now(), unsettled: this.#isUnsettled() })
+        this.#dispatch({ type: 'backfill-failed', cause, retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined, backoff: ctx.backoff, jitter: ctx.random(), now: this.#ctx.timers.now(), unsettled: this.#isUnsettled() })
       },
     )
   }

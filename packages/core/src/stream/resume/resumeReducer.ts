@@ -62,7 +62,7 @@ export interface ResumeState {
 /**
  * What happens to a stream. `oldestHeld` is the oldest plausible `modify_time` of the live frames
  * held when the event happened (a gap must not start after a frame that was never delivered);
- * `now` is the wall clock in milliseconds; `unsettled`: one of the stream's quotes is
+ * `now` is the client's monotonic clock in milliseconds (`Timers.now`: only differences of it count); `unsettled`: one of the stream's quotes is
  * mid-transition (polled faster).
  */
 export type ResumeEvent =
