@@ -93,8 +93,16 @@ export class LeaseTable {
     try {
       const revision = current ? await this.kv.update(`${this.prefix}.${key}`, this.value(), current.revision) : await this.kv.create(`${this.prefix}.${key}`, this.value())
       return { revision, from: current && current.owner !== this.owner ? current.owner : undefined }
-    } catch {
-      return undefined // someone else got it first, or our view was stale: the next tick looks again
+    } catch (error) {
+      // Someone else got it first, or our view was stale (a renewal of ours landed unseen, the watch down
+      // after a reconnect): the entry is read again, so the next round's take sees what is there now
+      // instead of failing on the same old revision for as long as the watch is away.
+      if (/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) {
+        const now = await this.kv.get(`${this.prefix}.${key}`).catch(() => undefined)
+        if (now) this.onEntry(key, now)
+        else this.leases.delete(key)
+      }
+      return undefined
     }
   }
 

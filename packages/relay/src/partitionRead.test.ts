@@ -125,7 +125,7 @@ it.skipIf(!natsAvailable)("a read that outlives its partition's loss and re-take
   // takes it again once that lease runs out.
   const leases = await kvm.open('solver_relay_leases')
   await leases.put('partitions.0', JSON.stringify({ owner: 'intruder', expires: Date.now() + 1_000 }))
-  await until(() => lines.some((l) => l.includes('lost partition 0')), 'the partition lost')
+  await until(async () => /^solver_relay_errors_total\{code="LEASE_LOST"\} [1-9]/m.test(await next.registry.metrics()), 'the partition lost')
   await until(() => current.reached, 'the partition taken again and its read stalled after one entry')
   expect(next.owned().sort()).toEqual([...accounts].sort())
 
