@@ -1,4 +1,5 @@
 import { MAX_TIMEOUT_MS } from '../utils/setLongTimeout.js'
+import { now } from './Diagnostics.js'
 
 /**
  * setTimeout/clearTimeout that keep count of what is pending, so tests (and `stats()`) can prove
@@ -12,7 +13,7 @@ export class Timers {
    * The clock every wait is measured on: monotonic (`performance.now()` where there is one), so a wall
    * clock stepped back by NTP or a user never stretches a deadline or a Retry-After.
    */
-  readonly now: () => number = typeof performance === 'object' && typeof performance.now === 'function' ? () => performance.now() : () => Date.now()
+  readonly now: () => number = now
 
   set(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const handle = setTimeout(() => {
