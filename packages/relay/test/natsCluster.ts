@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
-import { freePort, killWithParent } from './natsServer.js'
+import { endProcess, freePort, spawnNatsServer } from './natsServer.js'
 
 /** One node of a {@link startCluster} cluster. */
 export interface ClusterNode {
@@ -28,6 +28,11 @@ export async function startCluster(size = 3): Promise<{ nodes: ClusterNode[]; se
     let child: ChildProcess | undefined
     const name = `n${i + 1}`
     const routes = ports.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`).join(',')
+    const end = (signal: NodeJS.Signals) => {
+      const proc = child
+      child = undefined
+      return endProcess(proc, signal)
+    }
     const node = {
       name,
       url: `nats://127.0.0.1:${port.client}`,
@@ -35,40 +40,10 @@ export async function startCluster(size = 3): Promise<{ nodes: ClusterNode[]; se
         return child !== undefined
       },
       async start() {
-        const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port.client), '-n', name, '-sd', dirs[i]!, '--cluster_name', 'relay-test', '--cluster', `nats://127.0.0.1:${port.route}`, '--routes', routes], { stdio: ['ignore', 'ignore', 'pipe'] })
-        child = proc
-        killWithParent(proc)
-        await new Promise<void>((resolve, reject) => {
-          let text = ''
-          proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
-          proc.stderr!.on('data', (chunk: Buffer) => {
-            text += chunk.toString()
-            if (text.includes('Server is ready')) resolve()
-          })
-          proc.once('exit', (code) => {
-            if (child === proc) child = undefined
-            reject(new Error(`nats-server ${name} exited with ${code}: ${text.slice(-2_000)}`))
-          })
-        })
+        child = await spawnNatsServer(['-js', '-a', '127.0.0.1', '-p', String(port.client), '-n', name, '-sd', dirs[i]!, '--cluster_name', 'relay-test', '--cluster', `nats://127.0.0.1:${port.route}`, '--routes', routes], `nats-server ${name}`)
       },
-      async kill() {
-        const proc = child
-        child = undefined
-        if (!proc || proc.exitCode !== null) return
-        await new Promise<void>((resolve) => {
-          proc.once('exit', () => resolve())
-          proc.kill('SIGKILL')
-        })
-      },
-      async stop() {
-        const proc = child
-        child = undefined
-        if (!proc || proc.exitCode !== null) return
-        await new Promise<void>((resolve) => {
-          proc.once('exit', () => resolve())
-          proc.kill('SIGTERM')
-        })
-      },
+      kill: () => end('SIGKILL'),
+      stop: () => end('SIGTERM'),
     }
     return node
   })

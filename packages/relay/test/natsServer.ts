@@ -34,6 +34,31 @@ function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 }
 
+/** Starts `nats-server` with these arguments; resolves once it says it is ready (it is killed with this process). */
+export async function spawnNatsServer(args: string[], name = 'nats-server'): Promise<ChildProcess> {
+  const proc = spawn('nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  killWithParent(proc)
+  await new Promise<void>((resolve, reject) => {
+    let text = ''
+    proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString()
+      if (text.includes('Server is ready')) resolve()
+    })
+    proc.once('exit', (code) => reject(new Error(`${name} exited with ${code}: ${text.slice(-2_000)}`)))
+  })
+  return proc
+}
+
+/** Ends a child process with `signal` and waits for it (nothing when it already ended). */
+export async function endProcess(proc: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return
+  await new Promise<void>((resolve) => {
+    proc.once('exit', () => resolve())
+    proc.kill(signal)
+  })
+}
+
 export async function startNats(extra: string[] = []): Promise<{ url: string; port: number; connections(): Promise<number>; restart(options?: { empty?: boolean; args?: string[] }): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort()
   const monitor = await freePort()
@@ -41,27 +66,12 @@ export async function startNats(extra: string[] = []): Promise<{ url: string; po
   let child: ChildProcess | undefined
   let args = extra
   const start = async () => {
-    const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
-    child = proc
-    killWithParent(proc)
-    await new Promise<void>((resolve, reject) => {
-      let text = ''
-      proc.once('error', (error) => reject(new Error(`nats-server could not start (${error.message}); install it: apt-get install -y nats-server`)))
-      proc.stderr!.on('data', (chunk: Buffer) => {
-        text += chunk.toString()
-        if (text.includes('Server is ready')) resolve()
-      })
-      proc.once('exit', (code) => reject(new Error(`nats-server exited with ${code}: ${text}`)))
-    })
+    child = await spawnNatsServer(['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', dir, ...args])
   }
   const stop = async () => {
     const proc = child
     child = undefined
-    if (!proc || proc.exitCode !== null) return
-    await new Promise<void>((resolve) => {
-      proc.once('exit', () => resolve())
-      proc.kill('SIGTERM')
-    })
+    await endProcess(proc, 'SIGTERM')
   }
   await start()
   return {
