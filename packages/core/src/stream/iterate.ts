@@ -4,30 +4,15 @@ import type { ServiceError } from '../errors/ServiceError.js'
 type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }
 
 /**
- * Items a backfill or poll recovered from history (a notification, or an event carrying one, with
- * `source: 'backfill'`): they come in bursts (a whole backfill in one turn) that a loop which keeps up
- * could never have taken yet, and history can wait for the loop. They do not count against
- * `highWaterMark`; beyond it they are bounded by one whole backfill more (the default maxBackfillRows).
- */
-const HISTORY_ALLOWANCE = 10_000
-const fromHistory = (value: unknown): boolean => {
-  const v = value as { type?: string; source?: string; notification?: { source?: string } } | null
-  return (v?.type === 'notification' ? v.notification?.source : v?.source) === 'backfill'
-}
-
-/**
  * The async iterator of a stream (a lazy chunk: `ServiceError` is handed over, see
  * docs/architecture.md, "Lazy chunks"). It subscribes at the first `next()`; a consumer slower than
- * the stream is buffered up to `highWaterMark` live items (history's bursts wait for the loop, see
- * {@link HISTORY_ALLOWANCE}), past which the subscription is released: the
+ * the stream is buffered up to `highWaterMark` items, past which the subscription is released: the
  * loop still gets every item received until then, in order, and then `SLOW_CONSUMER` is thrown (once:
  * the iterator is done after it). Concurrent `next()` calls are answered in call order.
  */
 export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure: typeof ServiceError): AsyncIterator<T> {
   const buffer: T[] = []
   let head = 0
-  /** live items buffered (history's do not count against the mark) */
-  let behind = 0
   let ended = false
   /** the error to throw once the buffer is drained (thrown once: after it the iterator is done) */
   let failure: unknown
@@ -37,7 +22,6 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
   const take = (): T => {
     const value = buffer[head]!
     buffer[head++] = undefined as T
-    if (!fromHistory(value)) behind--
     // Compacted now and then, so a long loop does not keep what it read.
     if (head > 1024 && head * 2 > buffer.length) {
       buffer.splice(0, head)
@@ -64,7 +48,6 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
     subscription?.unsubscribe()
     buffer.length = 0
     head = 0
-    behind = 0
     ended = true
     failure = undefined
     for (const w of waiters.splice(0)) w.resolve({ value: undefined, done: true })
@@ -79,8 +62,7 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
           return
         }
         buffer.push(value)
-        if (!fromHistory(value)) behind++
-        if (behind > highWaterMark || buffer.length - head > highWaterMark + HISTORY_ALLOWANCE) {
+        if (buffer.length - head > highWaterMark) {
           // The stream is released so nothing more piles up; what was received is still yielded, in
           // order, and only then the error is thrown (nothing is discarded).
           subscription?.unsubscribe()
