@@ -187,8 +187,8 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
   const first = await enigma.instantOpen(A)
   await until(() => ids(streams[follower]!.values).length === 3, 'the first lifecycle')
   // Freeze the leader as a browser does: it stops running (no beats, no messages) but keeps the lock.
-  const frozen = (all[leader]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setInterval> } }).real
-  clearInterval(frozen.beat)
+  const frozen = (all[leader]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setTimeout> } }).real
+  clearTimeout(frozen.beat)
   frozen.channel.onmessage = null
   frozen.channel.close()
   // Published while nobody serves the follower: its resume stream recovers it after the takeover (enigma
@@ -199,6 +199,35 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
   await until(() => ids(streams[follower]!.values).length >= 6, 'the second lifecycle')
   expect([...ids(streams[follower]!.values)].sort()).toEqual([...expected].sort())
 }, 20_000)
+
+it('a follower whose page froze 5 s (no beats, its messages queued) gets every notification afterwards: the leader keeps serving a silent tab that still holds its lock', async () => {
+  const all = [openTab(), openTab()]
+  const streams = all.map((t) => record(t.events({ account: A, solverId: 'alpha' })))
+  await enigma.waitForSubscribers(A)
+  await until(() => all.every((t) => t.stats().crossTab?.tabs === 2), 'two tabs')
+  const leader = all.findIndex((t) => t.stats().crossTab!.role === 'leader')
+  const follower = 1 - leader
+  await until(() => streams[follower]!.values.some((e) => e.type === 'status' && e.status === 'open'), 'the follower served')
+  // Freeze the follower as a browser does: no script runs (no beats), what the channel brings waits
+  // until it wakes, and it keeps its locks.
+  const frozen = (all[follower]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setTimeout>; tick(): void } }).real
+  const hear = frozen.channel.onmessage!
+  const queued: MessageEvent[] = []
+  frozen.channel.onmessage = (event: MessageEvent) => void queued.push(event)
+  clearTimeout(frozen.beat)
+  await until(() => all[leader]!.stats().crossTab!.tabs === 1, 'the leader to hear nothing of the follower', 10_000)
+  await new Promise((r) => setTimeout(r, 1_500)) // the rest of the 5 s freeze (the scenario's own time)
+  // It wakes: what was queued arrives, its beat runs again.
+  frozen.channel.onmessage = hear
+  for (const event of queued) hear.call(frozen.channel, event)
+  frozen.tick()
+  await until(() => all[leader]!.stats().crossTab!.tabs === 2, 'the leader to hear the follower again')
+  const published: string[] = []
+  for (let i = 0; i < 10; i++) published.push(...(await enigma.instantOpen(A)).frames.map((f) => f.id as string))
+  await until(() => ids(streams[leader]!.values).length === 30, 'the leader to deliver 30')
+  await until(() => published.every((id) => ids(streams[follower]!.values).includes(id)), 'the follower to deliver all 30', 5_000).catch(() => undefined)
+  expect({ delivered: ids(streams[follower]!.values).filter((id) => published.includes(id as string)).length, status: streams[follower]!.values.filter((e) => e.type === 'status').at(-1)?.status }).toEqual({ delivered: 30, status: 'open' })
+}, 30_000)
 
 it('forged channel messages from a same-origin page change nothing: foreign notifications, fake leaders, closes, errors and byes are dropped and counted', async () => {
   const spy = new BroadcastChannel(tabNames(`t${name}`))

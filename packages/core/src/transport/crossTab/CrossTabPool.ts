@@ -176,7 +176,7 @@ class Own implements Listener, Lease {
 export class CrossTabPool implements ListenerPool {
   readonly timers: SocketPool['timers']
   readonly #id = Math.random().toString(36).slice(2) + Date.now().toString(36)
-  /** not #private: the frozen-tab test stops it */
+  /** not #private: the frozen-tab tests stop it */
   private readonly channel: BroadcastChannel
   readonly #election: LeaderElection
   readonly #peers: TabPeers
@@ -200,9 +200,12 @@ export class CrossTabPool implements ListenerPool {
   /** the leader's shared history reads: a chunk of its own, loaded at the first read here (a tab that only follows never needs it) */
   #broker: Promise<HistoryBroker> | undefined
   readonly #read: HistoryReader
-  private beat: ReturnType<typeof setInterval> | undefined
+  /** not #private: the frozen-tab tests stop it */
+  private beat: ReturnType<SocketPool['timers']['set']> | undefined
   #closed = false
-  readonly #startedAt = Date.now()
+  readonly #startedAt: number
+  /** silent tabs this tab serves, waiting for the locks to say they are gone (see `#silent`) */
+  readonly #watched = new Set<string>()
 
   readonly #local: SocketPool
   readonly #config: NotificationsConfig
@@ -228,12 +231,13 @@ export class CrossTabPool implements ListenerPool {
     this.#kit = kit
     this.timers = local.timers
     this.#read = read
+    this.#startedAt = this.timers.now()
     // Tabs of another protocol version elect and talk apart (tabMessages.ts, `TAB_PROTOCOL`).
     const lockName = tabNames(name)
     this.channel = new BroadcastChannel(lockName)
     this.channel.onmessage = (event: MessageEvent) => this.#receive(event.data)
-    this.#peers = new TabPeers(this.#id, isVisible, () => this.#sendBeat())
-    this.beat = setInterval(() => this.#tick(), BEAT_MS)
+    this.#peers = new TabPeers(this.#id, isVisible, () => this.#sendBeat(), this.timers.now)
+    this.beat = this.timers.set(() => this.tick(), BEAT_MS)
     this.#sendBeat()
     this.#election = new LeaderElection(locks, lockName, this.#id, {
       lead: () => this.#becomeLeader(),
@@ -245,7 +249,7 @@ export class CrossTabPool implements ListenerPool {
       lost: () => {
         if (this.#role === 'leader') this.#becomeFollower(this.#announced !== this.#id ? this.#announced : undefined)
       },
-    })
+    }, this.timers)
   }
 
   /** `announced`: the stream was told `connecting` already (it waited for this pool to load). */
@@ -316,7 +320,7 @@ export class CrossTabPool implements ListenerPool {
   close(): void {
     if (this.#closed) return
     this.#closed = true
-    clearInterval(this.beat)
+    this.beat = this.timers.clear(this.beat)
     this.#post({ v: TAB_PROTOCOL, t: 'bye', tab: this.#id })
     for (const forward of this.#served.values()) this.#local.release(forward)
     this.#served.clear()
@@ -594,12 +598,14 @@ export class CrossTabPool implements ListenerPool {
     for (const [listener, sub] of this.#mine) this.#gap(listener, sub, 'the tab holding the sockets went away')
   }
 
-  #tick(): void {
-    for (const tab of this.#peers.expire()) this.#forget(tab)
+  /** not #private: the frozen-tab tests stop the beat and run it again */
+  private tick(): void {
+    this.beat = this.timers.set(() => this.tick(), BEAT_MS)
+    for (const tab of this.#peers.expire()) this.#silent(tab)
     this.#sendBeat()
     const live = this.#peers.live()
     // A frozen or crashed leader may still hold the lock: the lowest live follower takes it.
-    if (this.#role === 'follower' && this.#leader === undefined && Date.now() - this.#startedAt > GONE_MS && live.every(([tab]) => tab > this.#id) && !live.some(([, p]) => p.leader)) {
+    if (this.#role === 'follower' && this.#leader === undefined && this.timers.now() - this.#startedAt > GONE_MS && live.every(([tab]) => tab > this.#id) && !live.some(([, p]) => p.leader)) {
       this.#election.steal()
     }
     // A hidden leader gives the sockets to a visible tab when there is one.
@@ -607,6 +613,28 @@ export class CrossTabPool implements ListenerPool {
       const visible = live.filter(([, p]) => p.visible).map(([tab]) => tab).sort()[0]
       if (visible) this.#post({ v: TAB_PROTOCOL, t: 'handoff', tab: this.#id, to: visible })
     }
+  }
+
+  /**
+   * A tab fell silent (frozen, throttled, or gone): if it led, this tab's streams have a gap at once.
+   * What it is served stays until the locks say it is gone: a frozen or throttled page keeps its
+   * `:alive:` lock and hears everything queued for it when it wakes, while a page that never says
+   * `sub` again would be starved if its streams were dropped (docs/guide/cross-tab.md, "Deadlines").
+   */
+  #silent(tab: string): void {
+    if (this.#leader === tab) this.#leaderGone()
+    for (const sub of this.#mine.values()) if (sub.overlap?.from === tab) this.#endOverlap(sub)
+    if (this.#watched.has(tab) || ![...this.#served.keys()].some((key) => key.startsWith(`${tab}|`))) return
+    this.#watched.add(tab)
+    this.#election.whenGone(
+      tab,
+      undefined,
+      () => {
+        this.#watched.delete(tab)
+        this.#forget(tab)
+      },
+      () => this.#watched.delete(tab),
+    )
   }
 
   /** A tab is gone: the streams it was served are released; if it led, this tab's streams have a gap. */

@@ -60,7 +60,7 @@ export class HistoryBroker {
     const key = `${solver.chainId}|${solver.solverId}|${account.toLowerCase()}`
     if (ask.poll !== undefined) {
       const recent = this.#recent.get(key)
-      if (recent && recent.since <= ask.since && Date.now() - recent.at < ask.poll) return Promise.resolve(from(recent.answer, ask.since))
+      if (recent && recent.since <= ask.since && this.#timers.now() - recent.at < ask.poll) return Promise.resolve(from(recent.answer, ask.since))
     }
     const id = `${key}|${ask.since}`
     let batch = this.#waiting.get(id)
@@ -110,7 +110,7 @@ export class HistoryBroker {
     under.add(batch)
     const controller = new AbortController()
     batch.controller = controller
-    const at = Date.now()
+    const at = this.#timers.now()
     // Rows another tab delivered count against maxRows here (the reader cannot ask every tab).
     this.#reader(solver, account, { since: batch.since, maxRows: batch.maxRows, poll: batch.poll, signal: controller.signal }).then(
       (answer) => {

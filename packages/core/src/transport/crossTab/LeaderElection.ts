@@ -1,3 +1,5 @@
+import type { Timers } from '../Timers.js'
+
 /** The part of the Web Locks API the cross-tab pool uses. */
 export type LocksLike = {
   request(name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<void>
@@ -20,6 +22,9 @@ export class LeaderElection {
   #queued: AbortController | undefined
   #stealing = false
   #closed = false
+  /** the `whenGone` waits in the lock queue, aborted when this tab closes */
+  readonly #waits = new Set<AbortController>()
+  readonly #timers: Pick<Timers, 'set' | 'clear'>
 
   readonly #locks: LocksLike
   readonly #lockName: string
@@ -44,7 +49,9 @@ export class LeaderElection {
       announce(): void
       /** this tab lost the lock (stolen) */
       lost(): void
-    }) {
+    },
+    timers: Pick<Timers, 'set' | 'clear'>) {
+    this.#timers = timers
     this.#locks = locks
     this.#lockName = lockName
     this.#id = id
@@ -77,19 +84,25 @@ export class LeaderElection {
     })
   }
 
-  /** Runs `then` once `tab` has let go of its `:alive:` lock (it closed or crashed), or `refused` if it still holds it after `waitMs`. */
-  whenGone(tab: string, waitMs: number, then: () => void, refused: () => void): void {
+  /**
+   * Runs `then` once `tab` has let go of its `:alive:` lock (it closed or crashed), or `refused` if it
+   * still holds it after `waitMs`; without `waitMs` the wait ends only when the tab does (or this one
+   * closes): a frozen page keeps its locks, a discarded or crashed one lets them go.
+   */
+  whenGone(tab: string, waitMs: number | undefined, then: () => void, refused: () => void): void {
     const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), waitMs)
+    this.#waits.add(controller)
+    const timer = waitMs === undefined ? undefined : this.#timers.set(() => controller.abort(), waitMs)
     this.#locks
       .request(`${this.#lockName}:alive:${tab}`, { signal: controller.signal }, () => {
-        clearTimeout(timer)
+        this.#timers.clear(timer)
         if (!this.#closed) then()
         return Promise.resolve()
       })
       .catch(() => {
         if (!this.#closed) refused()
       })
+      .finally(() => this.#waits.delete(controller))
   }
 
   /** Lets go of every lock and the queue. */
@@ -100,6 +113,7 @@ export class LeaderElection {
     this.#releaseLeader?.()
     this.#releaseAlive?.()
     this.#queued?.abort()
+    for (const wait of this.#waits) wait.abort()
   }
 
   async #leaderTab(): Promise<string | undefined> {

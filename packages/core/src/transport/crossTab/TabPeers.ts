@@ -24,11 +24,15 @@ export class TabPeers {
   readonly #isVisible: () => boolean
   /** this tab's claims changed: beat now, so the others agree sooner */
   readonly #changed: () => void
+  /** the pool's monotonic clock (a wall clock stepped back would keep a gone tab alive) */
+  readonly #now: () => number
 
   constructor(
     id: string,
     isVisible: () => boolean,
-    changed: () => void) {
+    changed: () => void,
+    now: () => number) {
+    this.#now = now
     this.#id = id
     this.#isVisible = isVisible
     this.#changed = changed
@@ -44,13 +48,13 @@ export class TabPeers {
   }
 
   heard(tab: string, beat: Omit<Peer, 'seenAt'>): void {
-    this.#peers.set(tab, { ...beat, seenAt: Date.now() })
+    this.#peers.set(tab, { ...beat, seenAt: this.#now() })
   }
 
   /** Any message from a tab shows it is alive. */
   seen(tab: string): void {
     const peer = this.#peers.get(tab)
-    if (peer) peer.seenAt = Date.now()
+    if (peer) peer.seenAt = this.#now()
   }
 
   delete(tab: string): void {
@@ -59,7 +63,7 @@ export class TabPeers {
 
   /** Forgets tabs silent for `GONE_MS` and returns them. */
   expire(): string[] {
-    const now = Date.now()
+    const now = this.#now()
     const gone: string[] = []
     for (const [tab, peer] of this.#peers) {
       if (now - peer.seenAt < GONE_MS) continue
@@ -70,7 +74,7 @@ export class TabPeers {
   }
 
   live(): Array<[string, Peer]> {
-    const now = Date.now()
+    const now = this.#now()
     return [...this.#peers].filter(([, p]) => now - p.seenAt < GONE_MS)
   }
 
