@@ -126,6 +126,49 @@ it('a hidden leader hands the sockets to a visible tab while a rasa quote moves:
   await until(() => all[old]!.stats().sockets === 0 && rasa.connections().filter((c) => c.open).length === 1, 'the old leader to let its socket go')
 }, 30_000)
 
+it.each(['alpha', 'beta'] as const)('solver %s: repeated handoffs while lifecycles are published: a live-only stream gets no notification twice', async (solverId) => {
+  const sim = solverId === 'alpha' ? enigma : rasa
+  const docs: Array<{ visibilityState: 'visible' | 'hidden' }> = []
+  const all: NotificationsClient[] = []
+  for (let i = 0; i < 2; i++) {
+    const doc = { visibilityState: 'visible' as 'visible' | 'hidden' }
+    vi.stubGlobal('document', doc)
+    docs.push(doc)
+    all.push(openTab())
+  }
+  const streams = all.map((t) => record(t.events({ account: A, solverId })))
+  await sim.waitForSubscribers(A)
+  await until(() => all.every((t) => t.stats().crossTab?.tabs === 2), 'two tabs')
+  const leaderOf = () => all.findIndex((t) => t.stats().crossTab!.role === 'leader')
+  for (let round = 0; round < 6; round++) {
+    const old = leaderOf()
+    // The leader hides, the other tab shows: the leader hands the sockets over on its next beat.
+    docs[old]!.visibilityState = 'hidden'
+    docs[1 - old]!.visibilityState = 'visible'
+    const handed = () => all[1 - old]!.stats().crossTab!.role === 'leader' && all[old]!.stats().crossTab!.role === 'follower'
+    // Published all through the handoff (both servers deliver for a moment), and a moment after.
+    const deadline = Date.now() + 10_000
+    while (!handed() && Date.now() < deadline) {
+      await sim.instantOpen(A)
+      await new Promise((r) => setTimeout(r, 20)) // the publisher's pace, not synchronisation
+    }
+    expect({ round, handed: handed() }).toEqual({ round, handed: true })
+    for (let i = 0; i < 10; i++) {
+      await sim.instantOpen(A)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  await sim.instantOpen(A)
+  // A last lifecycle, delivered by both tabs: every copy a handoff carried arrived before it.
+  const last = (await sim.instantOpen(A)).frames.map((f) => f.id as string)
+  await until(() => streams.every((s) => last.every((id) => ids(s.values).includes(id))), 'the last lifecycle everywhere')
+  for (const [i, s] of streams.entries()) {
+    const seen = ids(s.values)
+    const twice = seen.filter((id, at) => seen.indexOf(id) !== at)
+    expect({ tab: i, twice }).toEqual({ tab: i, twice: [] })
+  }
+}, 60_000)
+
 it('a late tab is connecting until the leader serves it, then gets the current status; a tab that unsubscribes releases only its share', async () => {
   const first = openTab()
   const a = record(first.status({ account: A, solverId: 'alpha' }))

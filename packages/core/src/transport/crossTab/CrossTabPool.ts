@@ -44,6 +44,12 @@ interface Sub {
   own?: Own | undefined
   /** its server changed and the old one still delivers, for a moment (see {@link Overlap}) */
   overlap?: Overlap | undefined
+  /**
+   * what it was given last, by content, whoever served it: an overlap checks copies against these, not
+   * only against what came during the overlap (a copy of what the server that stays delivered just
+   * before a handoff arrives late from the old one)
+   */
+  recent: Set<string>
 }
 
 /**
@@ -57,8 +63,6 @@ interface Sub {
 interface Overlap {
   /** the old server: the tab that led, or this tab's own lease it served the stream with */
   from: string | Own
-  /** what the stream was given meanwhile, by content (from either server) */
-  keys: Set<string>
   /** its end: the deadline, or a moment after the new server opened */
   timer: ReturnType<SocketPool['timers']['set']>
   /** the new server opened: the end is near */
@@ -68,6 +72,8 @@ interface Overlap {
 /** How long an old server keeps delivering at most, and how long after the new one opened. */
 export const OVERLAP_MAX_MS = 10 * BEAT_MS
 export const OVERLAP_AFTER_OPEN_MS = BEAT_MS
+/** How many delivered notifications a stream remembers to drop late copies of (see `Sub.recent`). */
+const RECENT = 512
 /** An old leader forwards to a tab at most this long after losing the lock, unless the tab lets go first (`unsub`). */
 const RETIRE_MS = OVERLAP_MAX_MS + 2 * BEAT_MS
 
@@ -258,7 +264,7 @@ export class CrossTabPool implements ListenerPool {
       this.#local.acquire(solver, account, listener) // a closed pool answers `closed` and completes
       return
     }
-    const sub: Sub = { sid: `${this.#id}:${++this.#nextSid}`, solver, account, served: false }
+    const sub: Sub = { sid: `${this.#id}:${++this.#nextSid}`, solver, account, served: false, recent: new Set() }
     this.#mine.set(listener, sub)
     this.#bySid.set(sub.sid, listener)
     // Whoever serves it announces the current status, as the local pool does.
@@ -524,12 +530,11 @@ export class CrossTabPool implements ListenerPool {
 
   /** Hands a notification to a stream: once, while two servers deliver it. */
   #deliver(listener: Listener, sub: Sub, n: Notification): void {
-    const overlap = sub.overlap
-    if (overlap) {
-      const key = this.#kit.contentKey(n)
-      if (overlap.keys.has(key)) return
-      overlap.keys.add(key)
-    }
+    const key = this.#kit.contentKey(n)
+    if (sub.overlap && sub.recent.has(key)) return
+    sub.recent.add(key)
+    // The oldest goes: a late copy is at most an overlap's worth of notifications behind.
+    if (sub.recent.size > RECENT) sub.recent.delete(sub.recent.values().next().value!)
     listener.notification(n)
   }
 
@@ -540,7 +545,7 @@ export class CrossTabPool implements ListenerPool {
       from.retiring = true
       if (sub.own === from) sub.own = undefined
     }
-    sub.overlap = { from, keys: new Set(), ending: false, timer: this.timers.set(() => this.#endOverlap(sub), OVERLAP_MAX_MS) }
+    sub.overlap = { from, ending: false, timer: this.timers.set(() => this.#endOverlap(sub), OVERLAP_MAX_MS) }
   }
 
   /** The stream's new server opened: the old one stops a moment later (what it still carries arrives meanwhile). */
