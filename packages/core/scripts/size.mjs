@@ -65,8 +65,11 @@ async function measure(contents, { split = false } = {}) {
 // telemetry (the app's searches on the seam, gaps per stream instance, destinations, dial causes,
 // redacted close reasons) measured +0.26 KiB everything initial and +0.29 all-in-one, and the checked
 // timing options and monotonic waits +0.04 more: the guards follow by that much until the cross-tab
-// reducer and one clock (issue 58) bring them down.
-const LAZY_BUDGET = 5.7
+// reducer and one clock (issue 58) bring them down. Then two defects of the cross-tab chunk, each a
+// silent loss or a duplicate: a frozen follower starved (the leader now keeps a silent tab's streams
+// until its lock says it is gone) and copies across repeated handoffs (a stream remembers its last 512
+// keys): +0.13 KiB to the chunk and to B6e, measured, nothing to the initial bundles.
+const LAZY_BUDGET = 5.75
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
 const budgets = [
@@ -77,7 +80,7 @@ const budgets = [
   // history gate are chunks its bundler keeps apart, fetched only when first used.
   { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 40.05, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 50.6, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 50.75, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

@@ -77,6 +77,8 @@ const RECENT = 512
 /** An old leader forwards to a tab at most this long after losing the lock, unless the tab lets go first (`unsub`). */
 const RETIRE_MS = OVERLAP_MAX_MS + 2 * BEAT_MS
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
 const CONNECTING = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 } as const)
 
 /** A history read this tab asked of the leader, waiting for its answer. */
@@ -249,7 +251,7 @@ export class CrossTabPool implements ListenerPool {
       lead: () => this.#becomeLeader(),
       announce: () => {
         this.#announcedSelf = true
-        this.#post({ v: TAB_PROTOCOL, t: 'leader', tab: this.#id })
+        this.#send({ t: 'leader' })
         this.#sendBeat()
       },
       lost: () => {
@@ -288,7 +290,7 @@ export class CrossTabPool implements ListenerPool {
       this.#endOverlap(sub)
       this.#releaseHere(sub)
     } else this.#local.release(listener)
-    if (sub && !sub.local && this.#role === 'follower' && this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
+    if (sub && !sub.local && this.#role === 'follower' && this.#leader) this.#send({ t: 'unsub', to: this.#leader, sid: sub.sid })
   }
 
   /**
@@ -327,7 +329,7 @@ export class CrossTabPool implements ListenerPool {
     if (this.#closed) return
     this.#closed = true
     this.beat = this.timers.clear(this.beat)
-    this.#post({ v: TAB_PROTOCOL, t: 'bye', tab: this.#id })
+    this.#send({ t: 'bye' })
     for (const forward of this.#served.values()) this.#local.release(forward)
     this.#served.clear()
     this.#retiring = this.timers.clear(this.#retiring)
@@ -358,7 +360,7 @@ export class CrossTabPool implements ListenerPool {
     const a = this.#asks.get(rid)
     if (!a || !this.#leader || this.#leader === this.#id) return
     const { solver, account, ask } = a
-    this.#post({ v: TAB_PROTOCOL, t: 'hq', tab: this.#id, to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
+    this.#send({ t: 'hq', to: this.#leader, rid, chainId: solver.chainId, solverId: solver.solverId, account, since: ask.since, maxRows: ask.maxRows, poll: ask.poll })
   }
 
   /** Reads history in this tab, through the broker (whose code loads at the first read). */
@@ -404,7 +406,7 @@ export class CrossTabPool implements ListenerPool {
       return
     }
     // The asker cannot abort a read of another tab; its answer is simply not used then.
-    const reply = (answer: WireAnswer) => this.#post({ v: TAB_PROTOCOL, t: 'hr', tab: this.#id, to: m.tab, rid: m.rid, answer })
+    const reply = (answer: WireAnswer) => this.#send({ t: 'hr', to: m.tab, rid: m.rid, answer })
     this.#readHere(solver, m.account as Address, { since: m.since, maxRows: m.maxRows, poll: m.poll, signal: new AbortController().signal }).then(
       (a) => reply({ ok: true, notifications: a.notifications, truncated: a.truncated, foreign: a.foreign, overlong: a.overlong }),
       (error: unknown) => {
@@ -449,6 +451,11 @@ export class CrossTabPool implements ListenerPool {
     return this.#peers.isNotifier(key)
   }
 
+  /** Posts a message of this tab (its version and sender added). */
+  #send(message: DistributiveOmit<TabMessage, 'v' | 'tab'>): void {
+    this.#post({ ...message, v: TAB_PROTOCOL, tab: this.#id } as TabMessage)
+  }
+
   #post(message: TabMessage): void {
     if (this.#closed && message.t !== 'bye') return
     try {
@@ -459,7 +466,7 @@ export class CrossTabPool implements ListenerPool {
   }
 
   #sendBeat(): void {
-    this.#post({ v: TAB_PROTOCOL, t: 'beat', tab: this.#id, visible: this.#isVisible(), leader: this.#role === 'leader', once: this.#peers.claimed() })
+    this.#send({ t: 'beat', visible: this.#isVisible(), leader: this.#role === 'leader', once: this.#peers.claimed() })
   }
 
   #becomeLeader(): void {
@@ -565,7 +572,7 @@ export class CrossTabPool implements ListenerPool {
     this.timers.clear(overlap.timer)
     if (typeof overlap.from !== 'string') this.#local.release(overlap.from)
     // The old leader forwards no more (not when it leads again: that forward is the stream's server).
-    else if (overlap.from !== this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: overlap.from, sid: sub.sid })
+    else if (overlap.from !== this.#leader) this.#send({ t: 'unsub', to: overlap.from, sid: sub.sid })
   }
 
   /** A stream that was being served loses its server: `reconnecting`, so resume streams know there is a gap. */
@@ -577,7 +584,7 @@ export class CrossTabPool implements ListenerPool {
 
   #subscribeRemote(sub: Sub): void {
     if (!this.#leader || this.#leader === this.#id) return // sent when a leader announces itself
-    this.#post({ v: TAB_PROTOCOL, t: 'sub', tab: this.#id, to: this.#leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
+    this.#send({ t: 'sub', to: this.#leader, sid: sub.sid, chainId: sub.solver.chainId, solverId: sub.solver.solverId, account: sub.account })
     // No wait without a deadline: a leader that does not answer (it drops the message) leaves the
     // stream to this tab's own pool, rather than `connecting` for ever.
     this.timers.clear(sub.timer)
@@ -591,7 +598,7 @@ export class CrossTabPool implements ListenerPool {
     if (!listener || sub.served || this.#role !== 'follower' || this.#closed) return
     this.#fallbacks++
     this.#local.options.logger?.log('warn', 'cross-tab fallback: socket opened here', { leader: this.#leader })
-    if (this.#leader) this.#post({ v: TAB_PROTOCOL, t: 'unsub', tab: this.#id, to: this.#leader, sid: sub.sid })
+    if (this.#leader) this.#send({ t: 'unsub', to: this.#leader, sid: sub.sid })
     sub.local = true
     sub.served = true
     this.#serveHere(listener, sub)
@@ -616,7 +623,7 @@ export class CrossTabPool implements ListenerPool {
     // A hidden leader gives the sockets to a visible tab when there is one.
     if (this.#role === 'leader' && !this.#isVisible()) {
       const visible = live.filter(([, p]) => p.visible).map(([tab]) => tab).sort()[0]
-      if (visible) this.#post({ v: TAB_PROTOCOL, t: 'handoff', tab: this.#id, to: visible })
+      if (visible) this.#send({ t: 'handoff', to: visible })
     }
   }
 
@@ -673,7 +680,7 @@ export class CrossTabPool implements ListenerPool {
     switch (m.t) {
       case 'beat': {
         // A tab we have not heard before learns who leads at once, not at the next beat.
-        if (this.#role === 'leader' && this.#announcedSelf && !this.#peers.has(m.tab)) this.#post({ v: TAB_PROTOCOL, t: 'leader', tab: this.#id })
+        if (this.#role === 'leader' && this.#announcedSelf && !this.#peers.has(m.tab)) this.#send({ t: 'leader' })
         // A claim to lead counts only once the locks confirm it; a forged beat changes nothing.
         this.#peers.heard(m.tab, { visible: m.visible, leader: m.leader && m.tab === this.#leader, once: m.once })
         if (m.leader && this.#role === 'follower' && this.#leader !== m.tab) this.#whenLeader(m.tab, () => this.#leader !== m.tab && this.#role === 'follower' && this.#follow(m.tab))
@@ -711,7 +718,7 @@ export class CrossTabPool implements ListenerPool {
           solver = this.#config.getSolver({ chainId: m.chainId, solverId: m.solverId })
         } catch (error) {
           const e = error instanceof this.#kit.ServiceError ? error : new this.#kit.ServiceError('UNKNOWN_SOLVER', String(error))
-          this.#post({ v: TAB_PROTOCOL, t: 'e', tab: this.#id, to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
+          this.#send({ t: 'e', to: m.tab, sid: m.sid, e: toWire({ type: 'error', error: e }) })
           return
         }
         const key = `${m.tab}|${m.sid}`
