@@ -107,6 +107,7 @@ export default {
           { text: 'Playground', link: '/playground' },
           { text: 'Live streams', link: '/guide/live-streams' },
           { text: 'Gap-free resume', link: '/guide/resume' },
+          { text: 'Continuity', link: '/guide/continuity' },
           { text: 'Quote state and waitFor', link: '/guide/quotes' },
           { text: 'Cross-tab', link: '/guide/cross-tab' },
           { text: 'Search', link: '/guide/search' },

@@ -172,7 +172,7 @@ it('diagrams are drawn as pictures (no mermaid source, no label clipped), the ho
   mkdirSync(out, { recursive: true })
   const shown = shownPages()
   // The pages with diagrams are found in the built site; these must be among them.
-  for (const path of ['/guide/resume', '/guide/live-streams', '/guide/cross-tab', '/guide/relay', '/guide/observability', '/architecture']) expect(shown.map((p) => p.path)).toContain(path)
+  for (const path of ['/guide/resume', '/guide/continuity', '/guide/live-streams', '/guide/cross-tab', '/guide/relay', '/guide/observability', '/architecture']) expect(shown.map((p) => p.path)).toContain(path)
   for (const width of [1280, 390]) {
     const page = await browser.newPage({ viewport: { width, height: 900 } })
     const errors: string[] = []

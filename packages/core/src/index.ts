@@ -59,6 +59,7 @@ export { createStreamClient, type CrossTabHandle, type DiagnosticsSeam, type Not
 export type { DiagnosticEvent } from './transport/Diagnostics.js'
 export { memoryCheckpoints, webStorageCheckpoints, type CheckpointStore, type StorageLike } from './stream/resume/CheckpointStore.js'
 export type { BackfillStatus, NotificationEvent, StatusEvent } from './stream/NotificationEvent.js'
+export type { Continuity, ContinuityReason } from './transport/Continuity.js'
 export type { IterableObservable } from './stream/IterableObservable.js'
 export type { WebSocketConstructor, WebSocketLike } from './transport/WebSocketLike.js'
 export type { SearchHttpOptions } from './search/postJson.js'

@@ -67,7 +67,9 @@ function render(s: ClientSnapshot, timing: (key: string) => StreamTiming | undef
             .join('')
           const t = timing(`${k.chainId}:${k.solverId}:${r.account.toLowerCase()}`)
           const times = t ? ` · <span class="timing">last ${(t.sinceMs / 1000).toFixed(1)} s ago, delivery p99 ${t.p99Ms.toFixed(1)} ms</span>` : ''
-          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)} · watermark ${time(r.watermark)} · held ${html(r.held)}${times}${backfill}<ul>${recent || '<li class="muted">no notification yet</li>'}</ul></div>`
+          const c = r.continuity
+          const continuity = c ? ` · <span class="continuity" data-continuity="${html(c.state)}">${html(c.state)}${c.reason ? ` (${html(c.reason)})` : ''}</span>` : ''
+          return `<div class="stream" data-account="${html(r.account)}">${html(r.account)} · ${html(r.phase)}${continuity} · watermark ${time(r.watermark)} · held ${html(r.held)}${times}${backfill}<ul>${recent || '<li class="muted">no notification yet</li>'}</ul></div>`
         })
         .join('')
       return `<section class="socket" data-state="${html(k.state)}"><div><span class="state">${html(k.state)}</span> ${html(k.key)} · ${html(k.protocol)} · attempt ${k.attempt}${close} · ${k.accounts.length} account(s) <button data-action="drop" data-socket="${i}">drop socket</button></div><div class="muted">${html(k.url)}</div>${streams}</section>`

@@ -33,6 +33,8 @@ it('mountDevtools shows the sockets and resume streams live; "drop socket" makes
   ;(panel.shadowRoot!.querySelector('button[data-action="drop"]') as HTMLButtonElement).click()
   await events.until((v) => v.some((e) => e.type === 'status' && e.status === 'reconnecting'))
   await until(() => shown().includes('data-backfill="finished"'), 'the finished backfill after the drop')
+  // Each stream's continuity (docs/guide/continuity.md): whole again once its backfill ended.
+  await until(() => shown().includes('data-continuity="complete"'), 'the stream complete again')
   unmount()
   expect(host.querySelector('solver-notifications-devtools')).toBeNull()
 })

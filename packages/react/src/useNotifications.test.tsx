@@ -90,13 +90,15 @@ describe('useNotifications', () => {
     expect(result.current.status).toBe('open')
   })
 
-  it('a dropped connection shows reconnecting, then open again', async () => {
+  it('a dropped connection shows reconnecting, then open again; continuity says complete, then incomplete for a live-only stream', async () => {
     const statuses: string[] = []
-    renderHook(() => useNotifications({ account: A, solverId: 'beta', onStatusChange: (s) => statuses.push(s) }), { wrapper: h.wrapper })
+    const { result } = renderHook(() => useNotifications({ account: A, solverId: 'beta', onStatusChange: (s) => statuses.push(s) }), { wrapper: h.wrapper })
     await waitFor(() => expect(statuses).toContain('open'))
+    await waitFor(() => expect(result.current.continuity?.state).toBe('complete'))
     await act(() => h.rasa.dropAll(1012))
     await waitFor(() => expect(statuses.filter((s) => s === 'open')).toHaveLength(2))
     expect(statuses).toEqual(['connecting', 'open', 'reconnecting', 'connecting', 'open'])
+    expect(result.current.continuity).toMatchObject({ state: 'incomplete', reason: 'no-resume' })
   })
 
   it('server rendering opens no socket', () => {

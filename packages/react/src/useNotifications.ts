@@ -3,7 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react'
 import { useNotificationsClient } from './useNotificationsClient.js'
 
 /**
- * Follows the live notifications of an account: returns `{ status, error }` and calls your callbacks,
+ * Follows the live notifications of an account: returns `{ status, error, continuity }` (docs/guide/continuity.md) and calls your callbacks,
  * which may change on every render without resubscribing. No account or `enabled: false` → `idle`.
  *
  * @example

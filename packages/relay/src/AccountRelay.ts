@@ -144,7 +144,8 @@ export class AccountRelay {
       this.settleFirstBackfill?.()
       this.ctx.metrics.error(event.error.code)
       this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
-    } else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
+    } else if (event.type === 'continuity') return
+    else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
     else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
       // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
       if (event.backfill.state === 'finished') this.skip = undefined

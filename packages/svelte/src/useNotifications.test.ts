@@ -30,6 +30,7 @@ describe('useNotifications (svelte)', () => {
     const props = reactiveProps<{ account?: string; copies: number }>({ account: A, copies: 3 })
     const view = mount(Status, props)
     await waitFor(() => expect(screen.getAllByText('status:open error:none')).toHaveLength(3))
+    await screen.findByText('continuity:complete')
     expect(h.rasa.connections()).toHaveLength(1)
     expect(h.client.stats().subscriptions).toBe(1)
     props.account = B

@@ -85,6 +85,7 @@ describe('useNotifications (vue)', () => {
     await waitFor(() => expect(state.error.value?.code).toBe('CALLBACK'))
     expect(onError).toHaveBeenCalledTimes(1)
     expect(state.status.value).toBe('open')
+    expect(state.continuity.value?.state).toBe('complete')
     scope.stop()
     await nextTick()
     await waitFor(() => expect(h.rasa.connections()).toHaveLength(0))

@@ -1,10 +1,10 @@
-import { NotificationsObserver, type ServiceError, type SocketStatus, type UseNotificationsOptions } from '@solver-notifications/core'
+import { type Continuity, NotificationsObserver, type ServiceError, type SocketStatus, type UseNotificationsOptions } from '@solver-notifications/core'
 import { type MaybeRefOrGetter, type Ref, getCurrentInstance, getCurrentScope, onMounted, onScopeDispose, readonly, shallowRef, toValue, watch } from 'vue'
 import { useNotificationsClient } from './useNotificationsClient.js'
 
 /**
  * Follows the live notifications of an account; `options` may be a ref or a getter. Returns readonly
- * `status` and `error` refs; released when the scope stops. No account or `enabled: false` → `idle`.
+ * `status`, `error` and `continuity` refs (docs/guide/continuity.md); released when the scope stops. No account or `enabled: false` → `idle`.
  *
  * @example
  * const { status } = useNotifications(() => ({ account: account.value, onNotification: (n) => items.value.push(n) }))
@@ -12,15 +12,17 @@ import { useNotificationsClient } from './useNotificationsClient.js'
 export function useNotifications(options: MaybeRefOrGetter<UseNotificationsOptions>): {
   status: Readonly<Ref<SocketStatus>>
   error: Readonly<Ref<ServiceError | null>>
+  continuity: Readonly<Ref<Continuity | undefined>>
 } {
   const client = useNotificationsClient()
   const observer = new NotificationsObserver(client, toValue(options))
   const status = shallowRef(observer.getSnapshot().status)
   const error = shallowRef(observer.getSnapshot().error)
+  const continuity = shallowRef(observer.getSnapshot().continuity)
   watch(() => toValue(options), (next) => observer.setOptions(next))
   const start = () => {
     const stop = observer.subscribe(() => {
-      ;({ status: status.value, error: error.value } = observer.getSnapshot())
+      ;({ status: status.value, error: error.value, continuity: continuity.value } = observer.getSnapshot())
     })
     onScopeDispose(stop)
   }
@@ -30,7 +32,7 @@ export function useNotifications(options: MaybeRefOrGetter<UseNotificationsOptio
   // In a component, connect on mount (never during server rendering); in a bare effect scope, now.
   if (getCurrentInstance()) onMounted(start)
   else start()
-  return { status: readonly(status), error: readonly(error) }
+  return { status: readonly(status), error: readonly(error), continuity: readonly(continuity) }
 }
 
 /** Bundlers replace NODE_ENV; plain browser ESM has no `process`, and warns too. */

@@ -27,7 +27,7 @@ it('is idle without an account or when disabled, and opens nothing', () => {
 it('follows the socket status, moves with the account, and releases on the last unsubscribe', () => {
   const observer = new NotificationsObserver(client, { account: A })
   const changes: string[] = []
-  const stop = observer.subscribe(() => changes.push(observer.getSnapshot().status))
+  const stop = observer.subscribe(() => changes.push(`${observer.getSnapshot().status} ${observer.getSnapshot().continuity?.state ?? '-'}`))
   FakeWebSocket.last().open()
   expect(observer.getSnapshot().status).toBe('open')
   observer.setOptions({ account: B })
@@ -35,7 +35,8 @@ it('follows the socket status, moves with the account, and releases on the last 
   expect(FakeWebSocket.instances).toHaveLength(2)
   stop()
   expect(FakeWebSocket.instances[1]!.closed).toBeDefined()
-  expect(changes).toEqual(['connecting', 'open', 'idle', 'connecting'])
+  // Each status, then the continuity it means (docs/guide/continuity.md); a new account starts over.
+  expect(changes).toEqual(['connecting -', 'connecting catching-up', 'open catching-up', 'open complete', 'idle -', 'connecting -', 'connecting catching-up'])
   expect(observer.getSnapshot().status).toBe('idle')
   expect(observer.getServerSnapshot()).toEqual({ status: 'idle', error: null })
 })
@@ -71,7 +72,7 @@ it('reports bad parameters as state instead of throwing, and errors clear on the
   FakeWebSocket.last().onerror?.({})
   expect(observer.getSnapshot().error?.code).toBe('SOCKET')
   FakeWebSocket.last().open()
-  expect(observer.getSnapshot()).toEqual({ status: 'open', error: null })
+  expect(observer.getSnapshot()).toEqual({ status: 'open', error: null, continuity: { state: 'complete', since: expect.any(Number) } })
   stop()
 })
 

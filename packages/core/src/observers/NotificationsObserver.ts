@@ -9,6 +9,7 @@ import type { Address } from '../utils/address.js'
 import type { NotificationsClient } from '../client/createNotificationsClient.js'
 import type { ResumeOptions } from '../stream/createStreamClient.js'
 import type { StatusEvent } from '../stream/NotificationEvent.js'
+import type { Continuity } from '../transport/Continuity.js'
 
 /**
  * What every adapter's `useNotifications` takes: the stream parameters, an `enabled` switch and
@@ -42,6 +43,8 @@ export interface UseNotificationsOptions<C extends NotificationsConfigInput = Re
 export interface NotificationsState {
   status: SocketStatus
   error: ServiceError | null
+  /** whether what the stream delivered is whole (docs/guide/continuity.md); undefined until it says */
+  continuity?: Continuity | undefined
 }
 
 const IDLE: NotificationsState = /* @__PURE__ */ Object.freeze({ status: 'idle', error: null })
@@ -86,6 +89,7 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
         if (!tabs || tabs.isNotifier(onceKey)) this.#call(() => this.options.onNotification?.(event.notification))
       }
       else if (event.type === 'error') this.#fail(event.error)
+      else if (event.type === 'continuity') this.set({ ...this.current, continuity: event.continuity })
       else {
         this.#update({ status: event.status, error: event.status === 'open' ? null : this.current.error })
         this.#call(() => this.options.onStatusChange?.(event.status, event))
@@ -124,9 +128,9 @@ export class NotificationsObserver extends StreamObserver<NotificationsState, Us
     }
   }
 
-  #update(state: NotificationsState): void {
+  #update(state: Pick<NotificationsState, 'status' | 'error'>): void {
     if (state.status === this.current.status && state.error === this.current.error) return
-    this.set(state)
+    this.set(this.current.continuity ? { ...state, continuity: this.current.continuity } : state)
   }
 }
 

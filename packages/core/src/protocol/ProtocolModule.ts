@@ -111,4 +111,6 @@ export interface ProtocolSearch<
   quoteParams(account: Address, quote: { quoteId?: number | undefined; tempQuoteId?: number | undefined }): Params
   /** Whether backfill can stop paging once rows are older than `since` (history comes newest first). */
   readonly newestFirst: boolean
+  /** History keeps each quote's latest state only (rasa): a backfill brings a quote's state back, not the transitions before it. */
+  readonly latestStateOnly?: boolean | undefined
 }

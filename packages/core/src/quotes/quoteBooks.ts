@@ -111,6 +111,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
           else if (ledger.apply(event.notification)) schedule()
           return
         }
+        if (event.type === 'continuity') return
         if (event.type === 'error') {
           error = event.error
           // The snapshot's truncation error follows its `truncated` status.

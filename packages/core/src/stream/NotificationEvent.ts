@@ -1,6 +1,7 @@
 import type { ServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
 import type { TransportStatusEvent } from '../transport/TransportEvent.js'
+import type { Continuity } from '../transport/Continuity.js'
 
 /**
  * A status change of the socket behind a stream, with why and what comes next.
@@ -30,7 +31,8 @@ export type BackfillStatus =
   | { readonly state: 'truncated'; readonly since: number; readonly recovered: number; readonly stale: number; readonly left: number }
 
 /**
- * Everything a live stream reports: notifications, status changes and (non-fatal) errors.
+ * Everything a live stream reports: notifications, status changes, (non-fatal) errors, and its
+ * continuity whenever it changes (whether what it delivered is whole: docs/guide/continuity.md).
  *
  * @example
  * client.events({ account }).subscribe((e) => { if (e.type === 'error') console.warn(e.error.code) })
@@ -39,3 +41,4 @@ export type NotificationEvent =
   | { readonly type: 'notification'; readonly notification: Notification }
   | StatusEvent
   | { readonly type: 'error'; readonly error: ServiceError }
+  | { readonly type: 'continuity'; readonly continuity: Continuity }

@@ -16,6 +16,7 @@ import { type NotificationsClientOptions, resolveClientOptions } from './clientO
 import type { ResumeOptions } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
+import { type Continuity, liveContinuity } from '../transport/Continuity.js'
 import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from './IterableObservable.js'
 
 /**
@@ -115,6 +116,8 @@ export type CrossTabFeature = (local: SocketPool, config: NotificationsConfig, o
  */
 abstract class ViewListener<T> extends PooledListener implements StreamListener {
   readonly #pool: ListenerPool
+  /** a resume stream feeds it (and tells its continuity) */
+  resumed = false
 
   constructor(
     protected readonly subscriber: Subscriber<T>,
@@ -132,11 +135,19 @@ abstract class ViewListener<T> extends PooledListener implements StreamListener 
 }
 
 class EventsView extends ViewListener<NotificationEvent> {
+  /** a live-only stream's continuity, read off its statuses (a resume stream tells its own) */
+  #live: Continuity | undefined
   notification(notification: Notification): void {
     this.subscriber.next(Object.freeze({ type: 'notification', notification }))
   }
   event(event: StatusEvent | TransportErrorEvent): void {
     this.subscriber.next(event)
+    if (event.type !== 'status' || this.resumed) return
+    const next = liveContinuity(this.#live, event)
+    if (next) this.continuity((this.#live = next))
+  }
+  continuity(continuity: Continuity): void {
+    this.subscriber.next(Object.freeze({ type: 'continuity', continuity }))
   }
 }
 
@@ -240,7 +251,11 @@ export function createStreamClient<C extends NotificationsConfigInput>(
     const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
     if (wanted === undefined || wanted === false) return withHighWaterMark(new PoolObservable(pool, solver, account, View), highWaterMark)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
-    const view = (subscriber: Subscriber<T>) => new View(subscriber, pool)
+    const view = (subscriber: Subscriber<T>) => {
+      const listener = new View(subscriber, pool)
+      listener.resumed = true
+      return listener
+    }
     return withHighWaterMark(resume.observe({ wanted, solver, account, view, pool, transport: resolved, stats: stats as ClientStats, clientClosed }), highWaterMark)
   }
 

@@ -60,7 +60,7 @@ it('resume: nothing missing, nothing twice, through drops, stalls, sleep, big ga
     s.delivered.push(got)
     s.client = client
     s.sub = client.events({ account: s.account, solverId: solverOf[s.protocol] }, { resume: { checkpoint, poll: { afterMs: 20, intervalMs: 100 } } }).subscribe((e) => {
-      if (process.env.CHAOS_TRACE) s.trace.push(e.type === 'notification' ? `n ${e.notification.id}@${e.notification.modifyTime}` : e.type === 'error' ? `e ${e.error.code}` : `s ${e.status}${e.backfill ? ` ${JSON.stringify(e.backfill)}` : ''}`)
+      if (process.env.CHAOS_TRACE) s.trace.push(e.type === 'notification' ? `n ${e.notification.id}@${e.notification.modifyTime}` : e.type === 'error' ? `e ${e.error.code}` : e.type === 'continuity' ? `c ${e.continuity.state} ${e.continuity.reason ?? ''}` : `s ${e.status}${e.backfill ? ` ${JSON.stringify(e.backfill)}` : ''}`)
       if (e.type === 'notification') got.push(e.notification)
       // Transitions a backfill found older than what their quote had already delivered are left out
       // (per-quote order holds) and reported: they are accounted for, not lost silently.

@@ -1,3 +1,4 @@
+import type { Continuity } from './Continuity.js'
 import type { SocketStatus } from './TransportEvent.js'
 
 /**
@@ -19,6 +20,8 @@ export interface StreamSnapshot {
    * (what tells a stream that is behind from one that settled: a test waits on it, never on a window)
    */
   catchingUp: boolean
+  /** what it last told its subscriber of its continuity (docs/guide/continuity.md) */
+  continuity: Continuity | undefined
   /** its newest notifications (up to 100, oldest first), recorded from the first time it was inspected */
   recent: ReadonlyArray<{ readonly quoteId: number; readonly type: string; readonly lastSeenAction: string | null; readonly modifyTime: number | null; readonly source: 'live' | 'backfill' }>
   /** the last backfill status this stream reported, if any */

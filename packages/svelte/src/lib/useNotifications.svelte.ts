@@ -1,18 +1,18 @@
-import { NotificationsObserver, type ServiceError, type SocketStatus, type UseNotificationsOptions } from '@solver-notifications/core'
+import { type Continuity, NotificationsObserver, type ServiceError, type SocketStatus, type UseNotificationsOptions } from '@solver-notifications/core'
 import { untrack } from 'svelte'
 import { createSubscriber } from 'svelte/reactivity'
 import { getNotificationsClient } from './context.js'
 
 /**
  * Follows the live notifications of an account; pass options as a function so they stay reactive.
- * `status` and `error` are reactive; the stream runs only while something reads them (never during
+ * `status`, `error` and `continuity` (docs/guide/continuity.md) are reactive; the stream runs only while something reads them (never during
  * server rendering). No account or `enabled: false` → `idle`.
  *
  * @example
  * const live = useNotifications(() => ({ account, onNotification: (n) => items.push(n) }))
  * // {live.status}
  */
-export function useNotifications(options: () => UseNotificationsOptions): { readonly status: SocketStatus; readonly error: ServiceError | null } {
+export function useNotifications(options: () => UseNotificationsOptions): { readonly status: SocketStatus; readonly error: ServiceError | null; readonly continuity: Continuity | undefined } {
   const observer = new NotificationsObserver(getNotificationsClient(), untrack(options))
   // Read options in an effect so account/solver changes move the subscription and callbacks stay fresh.
   $effect.pre(() => {
@@ -28,6 +28,10 @@ export function useNotifications(options: () => UseNotificationsOptions): { read
     get error() {
       subscribe()
       return observer.getSnapshot().error
+    },
+    get continuity() {
+      subscribe()
+      return observer.getSnapshot().continuity
     },
   }
 }

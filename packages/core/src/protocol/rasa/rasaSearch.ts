@@ -19,6 +19,7 @@ export const rasaSearch: ProtocolSearch<WireFrame, PositionStateResponseSchema, 
   pageSize: RASA_MAX_SIZE,
   maxSize: RASA_MAX_SIZE,
   newestFirst: true,
+  latestStateOnly: true,
   request(solver, params) {
     if (!solver.url) {
       throw new ServiceError(

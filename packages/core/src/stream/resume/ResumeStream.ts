@@ -10,6 +10,8 @@ import type { Timers } from '../../transport/Timers.js'
 import type { TransportErrorEvent, TransportStatusEvent } from '../../transport/TransportEvent.js'
 import type { ClientStats } from '../ClientStats.js'
 import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
+import { type Continuity, type ContinuityReason, continuity } from '../../transport/Continuity.js'
+import { FOR_GOOD, INCOMPLETE, resumeReason } from './resumeContinuity.js'
 import { CheckpointWriter } from './CheckpointWriter.js'
 import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
@@ -23,6 +25,8 @@ export interface StreamListener {
   notification(notification: Notification): void
   event(event: StatusEvent | TransportErrorEvent): void
   complete(): void
+  /** the stream's continuity changed (docs/guide/continuity.md) */
+  continuity?(continuity: Continuity): void
 }
 
 /**
@@ -50,6 +54,8 @@ export interface ResumeContext {
   protocol?: string | undefined
   /** `<chainId>.<solverId>`: what the seam's events name as the destination (low-cardinality) */
   destination?: string | undefined
+  /** its history keeps each quote's latest state only (rasa): a recovered row leaves the transitions before it unknown */
+  latestStateOnly?: boolean | undefined
 }
 
 /** The backfill the diagnostics seam follows: only while someone listens (no field per stream). */
@@ -101,6 +107,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
 
   /** The last backfill's status, for inspection (the same object its status event carried). */
   #lastBackfill: BackfillStatus | undefined
+  /** What the subscriber was told last of the stream's continuity. */
+  #continuity: Continuity | undefined
 
   readonly #out: StreamListener
   readonly #ctx: ResumeContext
@@ -205,6 +213,23 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     // disposed stream polls no more).
     if (state.polling !== was.polling || (state.armed ^ was.armed) !== 0 || state.phase !== was.phase) this.#ctx.polling?.(this, pollInterval(state, this.#isUnsettled()))
     for (const effect of effects) this.#run(effect, event)
+    if (state !== was) this.#syncContinuity()
+  }
+
+  /** The continuity the state now says, told when it changed (what stays for good stays). */
+  #syncContinuity(): void {
+    const was = this.#continuity
+    const s = this.#state
+    if (FOR_GOOD.has(was?.reason) || s.phase === 'disposed' || s.status.closeReason === 'client closed') return
+    const reason = resumeReason(s)
+    if (was && was.reason === reason) return
+    this.#tell(reason, reason === 'closed' ? s.watermark : reason === 'history-unavailable' ? s.gapFrom : undefined)
+  }
+
+  #tell(reason: ContinuityReason | undefined, missingFrom: number | undefined): void {
+    const c = continuity(INCOMPLETE.has(reason) ? 'incomplete' : reason ? 'catching-up' : 'complete', reason, missingFrom)
+    this.#continuity = c
+    this.#out.continuity?.(c)
   }
 
   /** Runs one effect; what it needs beyond the effect (a frame, a backfill's result or failure) is in the event that caused it. */
@@ -235,6 +260,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         ctx.stats.backfills.recovered += recovered
         ctx.stats.backfills.foreign += event.result.foreign
         this.#reportBackfill(event.since, event.result, recovered, stale)
+        // What history could not bring back is missing for good (docs/guide/continuity.md).
+        const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && recovered > 0 ? 'latest-state-only' : undefined
+        if (lost && !FOR_GOOD.has(this.#continuity?.reason)) this.#tell(lost, event.since)
         if (run) this.#ended(event.result.truncated ? 'truncated' : 'finished', recovered, event.result)
         return
       }
@@ -414,7 +442,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     looked.recent ??= []
     const { phase, watermark, gapFrom, nextGap, running } = this.#state
     const catchingUp = phase !== 'live' || gapFrom !== undefined || nextGap !== undefined || running !== undefined || isArmed(this.#state, 'retry')
-    return { account, phase, watermark, held: this.#holdback.heldCount, catchingUp, recent: [...looked.recent], lastBackfill: this.#lastBackfill }
+    return { account, phase, watermark, held: this.#holdback.heldCount, catchingUp, continuity: this.#continuity, recent: [...looked.recent], lastBackfill: this.#lastBackfill }
   }
 
   /** What inspection records: made at the first look (a stream nobody inspects has none). */

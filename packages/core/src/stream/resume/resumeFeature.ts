@@ -3,6 +3,7 @@ import { ServiceError } from '../../errors/ServiceError.js'
 import { capDelay } from '../../utils/capDelay.js'
 import type { createBackfill } from '../../search/backfill.js'
 import type { SearchHttpOptions } from '../../search/postJson.js'
+import { searchProtocols } from '../../protocol/searchProtocols.js'
 import { searchUnavailable } from '../../search/searchUnavailable.js'
 import type { HistoryReader } from '../../transport/ListenerPool.js'
 import type { Diagnostics } from '../../transport/Diagnostics.js'
@@ -93,6 +94,7 @@ export function createResumeFeature(
       diagnostics: transport.diagnostics,
       protocol: solver.notifications.protocol,
       destination: `${solver.chainId}.${solver.solverId}`,
+      latestStateOnly: searchProtocols[solver.notifications.protocol as keyof typeof searchProtocols]?.latestStateOnly === true,
     }
     contexts.set(solver, ctx)
     return ctx

@@ -1,0 +1,100 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Live, accounts, record, startLive } from '@solver-notifications/test-support'
+import type { NotificationEvent } from './NotificationEvent.js'
+
+// Continuity over real sockets and HTTP to the simulators (docs/guide/continuity.md): what each stream
+// says of itself, in order, the moment it changes.
+
+let live: Live
+beforeEach(async () => {
+  live = await startLive({ reconnect: { baseDelayMs: 50, maxDelayMs: 100 }, search: { retries: 0 } })
+})
+afterEach(() => live.stop())
+
+/** The continuity a stream said, in order, as `state reason`. */
+const said = (values: NotificationEvent[]) => values.flatMap((e) => (e.type === 'continuity' ? [`${e.continuity.state}${e.continuity.reason ? ` ${e.continuity.reason}` : ''}`] : []))
+const last = (values: NotificationEvent[]) => said(values).at(-1)
+/** The last continuity value a stream said. */
+const latest = (values: NotificationEvent[]) => values.flatMap((e) => (e.type === 'continuity' ? [e.continuity] : [])).at(-1)
+
+describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
+  it('a resume stream: catching-up while it connects, complete when open; a drop with redials refused says catching-up before any frame, complete once its backfill ends', async () => {
+    const sim = live.sims[protocol]
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: true }))
+    await events.until((v) => last(v) === 'complete')
+    const opened = said(events.values)
+    expect(opened[0]).toBe('catching-up connecting')
+    sim.refuseSockets()
+    await sim.dropAll(1012)
+    await events.until((v) => last(v) === 'catching-up socket-down')
+    // Nothing was published: the stream knows of the gap from the drop alone.
+    expect(events.values.some((e) => e.type === 'notification')).toBe(false)
+    sim.refuseSockets(false)
+    await events.until((v) => last(v) === 'complete' && said(v).length > opened.length)
+    expect(said(events.values).slice(opened.length)).toEqual(['catching-up socket-down', 'catching-up backfill', 'complete'])
+    // Each value is frozen and dated.
+    const c = latest(events.values)!
+    expect(Object.isFrozen(c) && c.since > 0).toBe(true)
+  })
+
+  it('a live-only stream is complete once open and incomplete (no-resume) for good after a drop, reconnected or not', async () => {
+    const sim = live.sims[protocol]
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }))
+    await events.until((v) => last(v) === 'complete')
+    await sim.dropAll(1012)
+    await events.until((v) => v.filter((e) => e.type === 'status' && e.status === 'open').length === 2)
+    await sim.waitForSubscribers(accounts[0])
+    await sim.instantOpen(accounts[0])
+    await events.until((v) => v.filter((e) => e.type === 'notification').length === 3)
+    expect(said(events.values)).toEqual(['catching-up connecting', 'complete', 'incomplete no-resume'])
+    expect(latest(events.values)?.missing?.from).toBeGreaterThan(1_700_000_000)
+  })
+
+  it('a truncated backfill leaves the stream incomplete (truncated) for good, with where the missing part starts', async () => {
+    const sim = live.sims[protocol]
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { maxBackfillRows: 1 } }))
+    await events.until((v) => last(v) === 'complete')
+    sim.refuseSockets()
+    await sim.dropAll(1012)
+    await events.until((v) => last(v) === 'catching-up socket-down')
+    await sim.instantOpen(accounts[0])
+    await sim.instantOpen(accounts[0])
+    sim.refuseSockets(false)
+    await events.until((v) => last(v) === 'incomplete truncated')
+    await sim.instantOpen(accounts[0])
+    await events.until((v) => v.filter((e) => e.type === 'notification' && e.notification.source === 'live').length === 3)
+    expect(last(events.values)).toBe('incomplete truncated')
+    const truncated = events.values.find((e) => e.type === 'status' && e.backfill?.state === 'truncated')
+    expect(latest(events.values)?.missing).toEqual({ from: truncated?.type === 'status' ? truncated.backfill?.since : -1 })
+  })
+
+  it('history failing three reads in a row is incomplete (history-unavailable); the next read that succeeds makes it complete', async () => {
+    const sim = live.sims[protocol]
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: true }))
+    await events.until((v) => last(v) === 'complete')
+    sim.injectHttpFault({ status: 503, times: 3 })
+    await sim.dropAll(1012)
+    await events.until((v) => last(v) === 'incomplete history-unavailable')
+    expect(events.values.filter((e) => e.type === 'error' && e.error.code !== 'BACKFILL_TRUNCATED').length).toBe(3)
+    await events.until((v) => last(v) === 'complete' && said(v).includes('incomplete history-unavailable'))
+    const after = said(events.values).slice(said(events.values).indexOf('incomplete history-unavailable'))
+    expect(after).toEqual(['incomplete history-unavailable', 'complete'])
+  })
+})
+
+it('rasa: a transition recovered from history, which keeps only the latest state, leaves a notification stream incomplete (latest-state-only); enigma, which keeps every transition, complete', async () => {
+  const streams = (['enigma', 'rasa'] as const).map((protocol) => record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: true })))
+  await Promise.all(streams.map((s) => s.until((v) => last(v) === 'complete')))
+  for (const sim of [live.enigma, live.rasa]) {
+    sim.refuseSockets()
+    await sim.dropAll(1012)
+  }
+  await Promise.all(streams.map((s) => s.until((v) => last(v) === 'catching-up socket-down')))
+  await live.enigma.instantOpen(accounts[0])
+  await live.rasa.instantOpen(accounts[0])
+  for (const sim of [live.enigma, live.rasa]) sim.refuseSockets(false)
+  await streams[0]!.until((v) => last(v) === 'complete' && v.some((e) => e.type === 'notification'))
+  await streams[1]!.until((v) => last(v) === 'incomplete latest-state-only')
+  expect(streams[0]!.values.filter((e) => e.type === 'notification').length).toBe(3)
+  expect(streams[1]!.values.filter((e) => e.type === 'notification').length).toBe(1)
+})
