@@ -19,6 +19,8 @@ import { ResumeStream } from './ResumeStream.js'
  * delivery (a `take(n)`, a `for await` that stops: mid-merge, mid-release, mid-poll). The model's promise: when the dust settles
  * (socket open, every backfill answered), every transition history holds since the first
  * subscription was delivered by some stream, none twice by the same one, unless reported (stale).
+ * And its continuity (docs/guide/continuity.md) is true: a stream never says `complete` while a
+ * transition history holds is undelivered, and once the dust settles the last one says `complete`.
  */
 
 const account = '0xAbC0000000000000000000000000000000000001'
@@ -69,14 +71,16 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll, past: num
   let clock = T
   // The first stream subscribes while its socket dials, or joins one that is open already.
   let open = startsOpen
-  const deliveredBy: Array<{ ids: string[]; stale: number; truncated: boolean }> = []
+  const deliveredBy: Array<{ ids: string[]; stale: number; truncated: boolean; continuity: string[] }> = []
+  /** the first false `complete` a stream said */
+  let falseComplete: string | undefined
   let stream: ResumeStream
   /** a release armed from inside the subscriber's callback: at this many deliveries it lets go */
   let releaseAt: number | undefined
   /** the stream let go from inside its callback: a new one is made once the action is over */
   let released = false
   const make = () => {
-    const mine = { ids: [] as string[], stale: 0, truncated: false }
+    const mine = { ids: [] as string[], stale: 0, truncated: false, continuity: [] as string[] }
     deliveredBy.push(mine)
     let closed = false
     releaseAt = undefined
@@ -98,6 +102,15 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll, past: num
           if (e.type === 'error' && e.error.code === 'BACKFILL_TRUNCATED') mine.truncated = true
         },
         complete: () => {},
+        continuity: (c) => {
+          mine.continuity.push(c.state)
+          if (c.state !== 'complete' || falseComplete) return
+          // Said while a delivery is under way: what was delivered so far, by any stream, must be everything history holds.
+          const everything = new Set(deliveredBy.flatMap((d) => d.ids))
+          const missing = history.map((n) => n.id!).filter((id) => !everything.has(id))
+          const reported = deliveredBy.reduce((sum, d) => sum + d.stale, 0)
+          if (missing.length > reported) falseComplete = `stream ${deliveredBy.indexOf(mine)} said complete with ${missing.join(', ')} undelivered (${reported} reported stale)`
+        },
       },
       {
         fetch: (request) => new Promise((resolve, reject) => calls.push({ request, stored: history.length, resolve, reject })),
@@ -205,6 +218,8 @@ async function run(actions: Action[], startsOpen: boolean, poll: Poll, past: num
     for (const call of calls.splice(0)) answer(call)
   }
   const last = deliveredBy.at(-1)!
+  if (falseComplete) return falseComplete
+  if (last.continuity.at(-1) !== 'complete') return `once the dust settled the last stream said ${last.continuity.at(-1)} (${last.continuity.join(' → ')})`
   for (const [i, d] of deliveredBy.entries()) {
     const twice = d.ids.filter((id, k) => d.ids.indexOf(id) !== k)
     if (twice.length) return `stream ${i} delivered ${twice.join(', ')} twice`

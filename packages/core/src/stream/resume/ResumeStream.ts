@@ -220,7 +220,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   #syncContinuity(): void {
     const was = this.#continuity
     const s = this.#state
-    if (FOR_GOOD.has(was?.reason) || s.phase === 'disposed' || s.status.closeReason === 'client closed') return
+    // A subscriber that let go (also inside a delivery: the rest of a merge stays undelivered) is told nothing.
+    if (this.#stopped || FOR_GOOD.has(was?.reason) || s.phase === 'disposed' || s.status.closeReason === 'client closed') return
     const reason = resumeReason(s)
     if (was && was.reason === reason) return
     this.#tell(reason, reason === 'closed' ? s.watermark : reason === 'history-unavailable' ? s.gapFrom : undefined)
@@ -262,7 +263,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         this.#reportBackfill(event.since, event.result, recovered, stale)
         // What history could not bring back is missing for good (docs/guide/continuity.md).
         const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && recovered > 0 ? 'latest-state-only' : undefined
-        if (lost && !FOR_GOOD.has(this.#continuity?.reason)) this.#tell(lost, event.since)
+        if (lost && !this.#stopped && !FOR_GOOD.has(this.#continuity?.reason)) this.#tell(lost, event.since)
         if (run) this.#ended(event.result.truncated ? 'truncated' : 'finished', recovered, event.result)
         return
       }
