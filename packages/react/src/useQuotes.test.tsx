@@ -23,9 +23,10 @@ const Row = memo(function Row({ quote }: { quote: QuoteState }) {
 })
 
 function Book(props: { account?: `0x${string}`; enabled?: boolean }) {
-  const { status, ready, error, quotes } = useQuotes({ account: props.account, solverId: 'beta', enabled: props.enabled })
+  const { status, ready, error, quotes, continuity } = useQuotes({ account: props.account, solverId: 'beta', enabled: props.enabled })
   return (
     <div>
+      <p>continuity:{continuity?.state ?? 'none'}</p>
       <p>
         status:{status} ready:{String(ready)} error:{error?.code ?? 'none'} rows:{quotes.length}
       </p>
@@ -43,6 +44,7 @@ it('shows one row per quote from history and live, re-rendering only the quote t
   const first = await h.rasa.instantOpen(A)
   render(<Book account={A} />, { wrapper: h.wrapper })
   await screen.findByText('status:open ready:true error:none rows:1')
+  await screen.findByText('continuity:complete')
   expect(screen.getByText(`t${first.tempQuoteId}:open`)).toBeTruthy()
   await h.rasa.waitForSubscribers(A)
   const second = await h.rasa.instantOpen(A)

@@ -3,7 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react'
 import { useNotificationsClient } from './useNotificationsClient.js'
 
 /**
- * The state of each quote of an account, now: `{ status, error, ready, quotes }`, newest first. Unchanged
+ * The state of each quote of an account, now: `{ status, error, ready, continuity, quotes }` (docs/guide/continuity.md), newest first. Unchanged
  * quotes keep their objects, so `memo` rows re-render only when their quote changed. No account or
  * `enabled: false` → `idle`, no socket, no request.
  *

@@ -27,6 +27,7 @@ it('useQuotes (svelte): idle without an account; one row per quote from history 
   expect(h.client.stats().sockets).toBe(0)
   props.account = A
   await screen.findByText('status:open ready:true error:none rows:1')
+  await screen.findByText('continuity:complete')
   await h.rasa.waitForSubscribers(A)
   await h.rasa.closeRequest(first.quoteId)
   await screen.findByText(`t${first.tempQuoteId}:closed`)

@@ -14,9 +14,10 @@ afterEach(() => h.stop())
 const Book = defineComponent({
   props: { account: String, enabled: { type: Boolean, default: true } },
   setup(props) {
-    const { status, ready, error, quotes } = useQuotes(() => ({ account: props.account as `0x${string}` | undefined, solverId: 'beta', enabled: props.enabled }))
+    const { status, ready, error, quotes, continuity } = useQuotes(() => ({ account: props.account as `0x${string}` | undefined, solverId: 'beta', enabled: props.enabled }))
     return () =>
       hyper('div', [
+        hyper('p', `continuity:${continuity.value?.state ?? 'none'}`),
         hyper('p', `status:${status.value} ready:${ready.value} error:${error.value?.code ?? 'none'} rows:${quotes.value.length}`),
         hyper('ul', quotes.value.map((q) => hyper('li', { key: q.key }, `${q.key}:${q.status}`))),
       ])
@@ -30,6 +31,7 @@ it('useQuotes (vue): idle without an account; one row per quote from history and
   expect(h.client.stats().sockets).toBe(0)
   await view.rerender({ account: A })
   await screen.findByText('status:open ready:true error:none rows:1')
+  await screen.findByText('continuity:complete')
   await h.rasa.waitForSubscribers(A)
   await h.rasa.closeRequest(first.quoteId)
   await screen.findByText(`t${first.tempQuoteId}:closed`)

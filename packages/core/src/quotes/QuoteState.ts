@@ -1,3 +1,4 @@
+import type { Continuity } from '../transport/Continuity.js'
 import type { ServiceError } from '../errors/ServiceError.js'
 import type { Notification, NotificationPhase, NotificationType } from '../protocol/types.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
@@ -60,6 +61,8 @@ export interface QuoteBook {
   readonly status: SocketStatus
   /** the last failure, cleared by the next success; `BACKFILL_TRUNCATED` stays: the snapshot is incomplete */
   readonly error: ServiceError | null
+  /** whether the book is whole (docs/guide/continuity.md): a book needs only each quote's latest state, so rasa history leaves it complete */
+  readonly continuity?: Continuity | undefined
   readonly quotes: readonly QuoteState[]
 }
 

@@ -7,6 +7,8 @@ import type { NotificationsStreamClient } from '../stream/createStreamClient.js'
 import type { SocketStatus } from '../transport/TransportEvent.js'
 import { assertAddress, describe } from '../utils/address.js'
 import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from '../stream/IterableObservable.js'
+import type { Continuity } from '../transport/Continuity.js'
+import { LATEST_STATE_IS_WHOLE, type ResumeOptions } from '../stream/resume/resumeOptions.js'
 import type { QuoteLedger } from './QuoteLedger.js'
 import type { QuoteListVersion } from './QuoteList.js'
 import type { Notification } from '../protocol/types.js'
@@ -25,6 +27,7 @@ class Book implements QuoteBook {
     readonly ready: boolean,
     readonly status: SocketStatus,
     readonly error: ServiceError | null,
+    readonly continuity: Continuity | undefined,
     version: Pick<QuoteListVersion, 'quotes'>) {
     this.#version = version
     Object.freeze(this)
@@ -35,7 +38,7 @@ class Book implements QuoteBook {
   }
   /** Spread and JSON see the quotes as a plain field. */
   toJSON(): QuoteBook {
-    return { ready: this.ready, status: this.status, error: this.error, quotes: this.quotes }
+    return { ready: this.ready, status: this.status, error: this.error, continuity: this.continuity, quotes: this.quotes }
   }
 }
 
@@ -66,7 +69,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
   const events = stream.events(
     { account: params.account, chainId: params.chainId, solverId: params.solverId as never },
     // The whole history when no `since`: an old position that is still open belongs in the book.
-    { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows), poll: options?.poll } },
+    { resume: { since: since ?? 0, maxBackfillRows: maxSnapshotRows, dedupeWindow: Math.max(2_048, maxSnapshotRows), poll: options?.poll, [LATEST_STATE_IS_WHOLE]: true } as ResumeOptions },
   )
   const highWaterMark = resolveHighWaterMark(options?.highWaterMark, 'quotes')
   return withHighWaterMark(
@@ -79,6 +82,7 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     const early: Notification[] = []
     let ready = false
     let status: SocketStatus = 'connecting'
+    let continuity: Continuity | undefined
     /** the snapshot's own truncation: it stays on the book, the snapshot is incomplete */
     let incomplete: ServiceError | null = null
     let truncating = false
@@ -94,8 +98,8 @@ export function quoteBooks<C extends NotificationsConfigInput>(
       const isReady = ready && ledger !== undefined
       // The engine's first (empty) list is the same list the book before it showed.
       const sameList = lastVersion === version || (lastVersion === NO_QUOTES && ledger !== undefined && ledger.size === 0)
-      if (last && last.ready === isReady && last.status === status && last.error === error && sameList) return
-      last = new Book(isReady, status, error, version)
+      if (last && last.ready === isReady && last.status === status && last.error === error && last.continuity === continuity && sameList) return
+      last = new Book(isReady, status, error, continuity, version)
       lastVersion = version
       subscriber.next(last)
     }
@@ -111,7 +115,11 @@ export function quoteBooks<C extends NotificationsConfigInput>(
           else if (ledger.apply(event.notification)) schedule()
           return
         }
-        if (event.type === 'continuity') return
+        if (event.type === 'continuity') {
+          continuity = event.continuity
+          schedule()
+          return
+        }
         if (event.type === 'error') {
           error = event.error
           // The snapshot's truncation error follows its `truncated` status.

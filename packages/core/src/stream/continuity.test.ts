@@ -82,9 +82,11 @@ describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
   })
 })
 
-it('rasa: a transition recovered from history, which keeps only the latest state, leaves a notification stream incomplete (latest-state-only); enigma, which keeps every transition, complete', async () => {
+it('rasa: a transition recovered from history, which keeps only the latest state, leaves a notification stream incomplete (latest-state-only) and its quote book complete (a book needs only latest states); enigma, which keeps every transition, complete', async () => {
   const streams = (['enigma', 'rasa'] as const).map((protocol) => record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: true })))
+  const book = record(live.client.quotes({ account: accounts[0], solverId: 'beta' }))
   await Promise.all(streams.map((s) => s.until((v) => last(v) === 'complete')))
+  await book.until((v) => v.at(-1)?.continuity?.state === 'complete')
   for (const sim of [live.enigma, live.rasa]) {
     sim.refuseSockets()
     await sim.dropAll(1012)
@@ -97,4 +99,9 @@ it('rasa: a transition recovered from history, which keeps only the latest state
   await streams[1]!.until((v) => last(v) === 'incomplete latest-state-only')
   expect(streams[0]!.values.filter((e) => e.type === 'notification').length).toBe(3)
   expect(streams[1]!.values.filter((e) => e.type === 'notification').length).toBe(1)
+  // The book went through the same drop and backfill, and is whole with the quote's latest state.
+  await book.until((v) => v.at(-1)?.quotes.length === 1 && v.at(-1)?.continuity?.state === 'complete')
+  const states = book.values.map((b) => b.continuity?.state).filter((c, i, all) => c !== all[i - 1])
+  expect(states).toEqual(['catching-up', 'complete', 'catching-up', 'complete'])
+  expect(JSON.parse(JSON.stringify(book.values.at(-1))).continuity.state).toBe('complete')
 })

@@ -1,10 +1,10 @@
-import { type QuoteState, QuotesObserver, type ServiceError, type SocketStatus, type UseQuotesOptions } from '@solver-notifications/core'
+import { type Continuity, type QuoteState, QuotesObserver, type ServiceError, type SocketStatus, type UseQuotesOptions } from '@solver-notifications/core'
 import { untrack } from 'svelte'
 import { createSubscriber } from 'svelte/reactivity'
 import { getNotificationsClient } from './context.js'
 
 /**
- * The state of each quote of an account, now; pass options as a function so they stay reactive. The
+ * The state of each quote of an account, now (with the book's `continuity`, docs/guide/continuity.md); pass options as a function so they stay reactive. The
  * fields are reactive and the book is followed only while something reads them (never during server
  * rendering). No account or `enabled: false` → `idle`, no socket, no request.
  *
@@ -16,6 +16,7 @@ export function useQuotes(options: () => UseQuotesOptions): {
   readonly status: SocketStatus
   readonly error: ServiceError | null
   readonly ready: boolean
+  readonly continuity: Continuity | undefined
   readonly quotes: readonly QuoteState[]
 } {
   const observer = new QuotesObserver(getNotificationsClient(), untrack(options))
@@ -37,6 +38,9 @@ export function useQuotes(options: () => UseQuotesOptions): {
     },
     get ready() {
       return read().ready
+    },
+    get continuity() {
+      return read().continuity
     },
     get quotes() {
       return read().quotes

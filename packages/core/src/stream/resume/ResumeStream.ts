@@ -262,7 +262,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         ctx.stats.backfills.foreign += event.result.foreign
         this.#reportBackfill(event.since, event.result, recovered, stale)
         // What history could not bring back is missing for good (docs/guide/continuity.md).
-        const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && recovered > 0 ? 'latest-state-only' : undefined
+        const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && !this.settings.latestStateIsWhole && recovered > 0 ? 'latest-state-only' : undefined
         if (lost && !this.#stopped && !FOR_GOOD.has(this.#continuity?.reason)) this.#tell(lost, event.since)
         if (run) this.#ended(event.result.truncated ? 'truncated' : 'finished', recovered, event.result)
         return

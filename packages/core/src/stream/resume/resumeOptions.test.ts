@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { memoryCheckpoints } from './CheckpointStore.js'
-import { resolveResumeSettings } from './resumeOptions.js'
+import { LATEST_STATE_IS_WHOLE, resolveResumeSettings } from './resumeOptions.js'
 
 it('streams resolved with the same options share one frozen settings object; any other option, store or poll makes its own', () => {
   const a = resolveResumeSettings({ since: 1_763_700_000, poll: false }, 10_000)
@@ -9,7 +9,7 @@ it('streams resolved with the same options share one frozen settings object; any
   expect(Object.isFrozen(a)).toBe(true)
   // A stream's own position is never in what streams share.
   expect(a).not.toHaveProperty('since')
-  expect(a).toEqual({ checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined })
+  expect(a).toEqual({ checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined, latestStateIsWhole: false })
 
   const rows = resolveResumeSettings({ poll: false, maxBackfillRows: 50 }, 10_000)
   expect(rows).not.toBe(a)
@@ -25,4 +25,8 @@ it('streams resolved with the same options share one frozen settings object; any
   expect(slower).not.toBe(polled)
   expect(slower.poll).toEqual({ afterMs: 5_000, intervalMs: 9_000, whenClosed: false })
   expect(resolveResumeSettings(true, 3_000)).not.toBe(resolveResumeSettings(true, 10_000))
+  // A quote book's stream (its latest states are all it needs) shares nothing with a notification stream's.
+  const book = resolveResumeSettings({ [LATEST_STATE_IS_WHOLE]: true } as never, 10_000)
+  expect(book).not.toBe(polled)
+  expect(book.latestStateIsWhole).toBe(true)
 })

@@ -32,6 +32,12 @@ export interface ResumeOptions {
   poll?: { afterMs?: number | undefined; intervalMs?: number | undefined; whenClosed?: boolean | undefined } | false | undefined
 }
 
+/**
+ * Set on the resume options of a quote book: it needs only each quote's latest state, so history that
+ * keeps only that (rasa) leaves it whole (docs/guide/continuity.md). Not an option apps set.
+ */
+export const LATEST_STATE_IS_WHOLE: unique symbol = Symbol('latestStateIsWhole')
+
 /** Resume options validated, with every default applied. */
 export interface ResumeSettings {
   checkpoint: CheckpointStore | undefined
@@ -42,6 +48,8 @@ export interface ResumeSettings {
   /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
   checkpointTimeoutMs: number
   poll: { afterMs: number; intervalMs: number; whenClosed: boolean } | undefined
+  /** a quote book's stream (see {@link LATEST_STATE_IS_WHOLE}) */
+  latestStateIsWhole?: boolean | undefined
 }
 
 /**
@@ -85,6 +93,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     dedupeWindow: options.dedupeWindow ?? 2_048,
     checkpointTimeoutMs,
     poll: poll === false ? undefined : { afterMs: poll?.afterMs ?? 5_000, intervalMs: poll?.intervalMs ?? 5_000, whenClosed: poll?.whenClosed === true },
+    latestStateIsWhole: (options as { [LATEST_STATE_IS_WHOLE]?: boolean })[LATEST_STATE_IS_WHOLE] === true,
   })
 }
 
@@ -105,7 +114,8 @@ function interned(s: ResumeSettings): ResumeSettings {
     l.maxHeldFrames === s.maxHeldFrames &&
     l.sweepIntervalMs === s.sweepIntervalMs &&
     l.dedupeWindow === s.dedupeWindow &&
-    l.checkpointTimeoutMs === s.checkpointTimeoutMs
+    l.checkpointTimeoutMs === s.checkpointTimeoutMs &&
+    l.latestStateIsWhole === s.latestStateIsWhole
   )
     return l
   last = Object.freeze(s)
