@@ -34,6 +34,8 @@ export async function runDedupe(): Promise<boolean> {
   }
   const make = () => {
     // Settings are resolved per stream (each stream's own resume options), as the client does.
+    // Verification off: this bench drives frames, not time, so a verification would never run and its
+    // window (what was delivered since the last one, up to a minute of notifications) never move.
     const stream = new ResumeStream({ notification: () => {}, event: () => {}, complete: () => {} }, ctx, account as never, {
       checkpoint: undefined,
       maxBackfillRows: 10_000,

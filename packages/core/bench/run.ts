@@ -10,6 +10,7 @@ import { runPoll } from './poll.js'
 import { runQuotes } from './quotes.js'
 import { runResume } from './resume.js'
 import { runScale } from './scale.js'
+import { runVerify } from './verify.js'
 
 // Benchmarks print figures and same-run ratios; they never fail CI on a noisy machine.
 const only = process.argv[2]
@@ -27,6 +28,7 @@ const suites: Record<string, () => boolean | Promise<boolean>> = {
   DEDUPE: runDedupe,
   QUOTES: runQuotes,
   SCALE: runScale,
+  VERIFY: runVerify,
 }
 for (const [id, run] of Object.entries(suites)) {
   if (only && only !== id) continue

@@ -125,6 +125,18 @@ describe.each(['enigma', 'rasa'] as const)('%s', (protocol) => {
   })
 })
 
+it('a silent loss a verification finds is counted, equal to stats().continuity.silentLosses, by destination', async () => {
+  instrumentNotifications(live.client, { meterProvider, tracerProvider })
+  const events = record(live.client.events({ account: accounts[0], solverId: 'alpha' }, { resume: { verify: { intervalMs: 1_000 } } }))
+  await events.until((v) => v.some((e) => e.type === 'continuity' && e.continuity.state === 'complete'))
+  await live.enigma.waitForSubscribers(accounts[0])
+  await live.enigma.publish({ id: 'unsent', quote_id: 9, temp_quote_id: -9, modify_time: Math.floor(Date.now() / 1000), counterparty_address: accounts[0], last_seen_action: 'InstantRFQ', action_status: 'success' }, { live: false })
+  await events.until((v) => v.some((e) => e.type === 'notification' && e.notification.id === 'unsent'))
+  const { sum } = await collect()
+  expect(live.client.stats().continuity.silentLosses).toBe(1)
+  expect(sum(METRICS.silentLosses, (a) => a['messaging.destination.name'] === '42161.alpha')).toBe(1)
+})
+
 it('notificationSpans: one process span (CONSUMER) per notification delivered', async () => {
   const { stop } = instrumentNotifications(live.client, { meterProvider, tracerProvider, notificationSpans: true })
   const plain = record(live.client.notifications({ account: accounts[1], solverId: 'beta' }))

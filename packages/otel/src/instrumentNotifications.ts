@@ -52,6 +52,7 @@ export const METRICS = {
   sockets: 'solver_notifications.sockets',
   heartbeatRtt: 'solver_notifications.heartbeat.rtt',
   errors: 'solver_notifications.errors',
+  silentLosses: 'solver_notifications.silent_losses',
 } as const
 
 /**
@@ -118,6 +119,7 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
   const heartbeatRtt = histogram(meter, METRICS.heartbeatRtt, 'Protocol ping to pong, where heartbeats run (Node).', BUCKETS.short)
   const operationDuration = histogram(meter, METRICS.operationDuration, 'A history search the app asked for (client.search, a searchPages walk), by outcome: error.type on a failure.', BUCKETS.short)
   const errors = meter.createCounter(METRICS.errors, { unit: '{error}', description: 'Error events, by their ServiceError code, and failed searches.' })
+  const silentLosses = meter.createCounter(METRICS.silentLosses, { unit: '{notification}', description: 'Notifications a verification found that an open socket never brought (docs/guide/continuity.md).' })
 
   // Counted here and read at each collection (observable counters): an SDK record costs about a
   // microsecond of attribute hashing, as much again as a frame's whole path; counts need no per-frame record.
@@ -221,6 +223,9 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
         return
       case 'streamEnd':
         gaps.delete(e.instance)
+        return
+      case 'silentLoss':
+        silentLosses.add(e.count, { ...base, 'solver_notifications.protocol': e.protocol, 'messaging.destination.name': e.destination })
         return
       case 'search':
         onSearch(e)

@@ -38,6 +38,8 @@ export interface AccountContext {
   tracer: () => Tracer | undefined
   /** what happens by the thousand in an outage (failed publishes) is one line a second, counted by cause */
   lines?: RepeatedLines | undefined
+  /** the relay's `verify` option: off unless it says so */
+  verify?: boolean | { intervalMs?: number | undefined } | undefined
 }
 
 interface Pending {
@@ -134,7 +136,7 @@ export class AccountRelay {
     // each of them every few seconds during a solver's socket outage would flood its history API; the
     // reconnect backfill closes the gap once the socket is back, from the same position.
     // The relay is its own observer (`next` below): no callback and context per account.
-    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false } }).subscribe(this)
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false, verify: this.ctx.verify ?? false } }).subscribe(this)
   }
 
   /** The account's stream: notifications are relayed; errors counted and logged; a backfill that covered the gap lets the checkpoint move. */

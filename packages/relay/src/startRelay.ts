@@ -71,6 +71,12 @@ export interface RelayOptions {
    * logged at start, and `solver-relay check --replicas N` reports it.
    */
   replicas?: number | undefined
+  /**
+   * verification of each account's open socket against its history (the client's `resume.verify`,
+   * docs/guide/continuity.md): off by default, since a relay watches thousands of accounts (each verified
+   * at most once every `accounts × 1 s` per solver); `true` or `{ intervalMs }` turns it on
+   */
+  verify?: boolean | { intervalMs?: number | undefined } | undefined
 }
 
 /**
@@ -200,6 +206,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const lines = new RepeatedLines(logger)
   const accountContext: AccountContext = {
     lines,
+    verify: options.verify,
     client,
     publisher,
     subjectPrefix: prefix,

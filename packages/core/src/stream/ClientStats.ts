@@ -17,6 +17,8 @@ export interface ClientStats extends TransportStats {
   }
   /** resume backfills: started, notifications recovered, truncated and failed runs, and history rows of other accounts skipped */
   backfills: { runs: number; recovered: number; truncated: number; failed: number; foreign: number }
+  /** resume streams: notifications a verification found that the open socket never brought (docs/guide/continuity.md) */
+  continuity: { silentLosses: number }
   /** timers pending inside the client (linger, backoff, heartbeat, connect timeout, backfill retry, sweep); 0 when idle */
   timers: number
   /** with `crossTab` in a browser: this tab's role, the tabs sharing, messages dropped as foreign or malformed */
@@ -32,5 +34,6 @@ export function createClientStats(): Omit<ClientStats, 'timers' | 'crossTab'> {
     reconnects: 0,
     socketStatus: { connecting: 0, open: 0, reconnecting: 0 },
     backfills: { runs: 0, recovered: 0, truncated: 0, failed: 0, foreign: 0 },
+    continuity: { silentLosses: 0 },
   }
 }

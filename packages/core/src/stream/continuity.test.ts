@@ -105,3 +105,27 @@ it('rasa: a transition recovered from history, which keeps only the latest state
   expect(states).toEqual(['catching-up', 'complete', 'catching-up', 'complete'])
   expect(JSON.parse(JSON.stringify(book.values.at(-1))).continuity.state).toBe('complete')
 })
+
+describe.each(['enigma', 'rasa'] as const)('%s verification', (protocol) => {
+  it('a notification stored but never sent while the socket stays open (a silent loss) is delivered once, from history, counted, and said: catching-up (silent-loss), then complete on enigma, incomplete (latest-state-only) on rasa', async () => {
+    const sim = live.sims[protocol]
+    const events = record(live.client.events({ account: accounts[0], solverId: live.solverOf[protocol] }, { resume: { verify: { intervalMs: 1_000 } } }))
+    await events.until((v) => last(v) === 'complete')
+    await sim.waitForSubscribers(accounts[0])
+    const t = Math.floor(Date.now() / 1000)
+    await sim.publish({ id: 'unsent', quote_id: 77, temp_quote_id: -77, modify_time: t, counterparty_address: accounts[0], last_seen_action: 'InstantRFQ', action_status: 'success' }, { live: false })
+    const got = () => events.values.filter((e) => e.type === 'notification' && e.notification.id === 'unsent')
+    await events.until(() => got().length === 1 && (last(events.values) === 'complete' || last(events.values) === 'incomplete latest-state-only'))
+    expect(got().map((e) => e.type === 'notification' && e.notification.source)).toEqual(['backfill'])
+    expect(live.client.stats().continuity.silentLosses).toBe(1)
+    const after = said(events.values).slice(said(events.values).lastIndexOf('complete', -2) + 1)
+    expect(after).toEqual(protocol === 'enigma' ? ['catching-up silent-loss', 'complete'] : ['incomplete latest-state-only'])
+    // The next verifications find nothing more and say nothing.
+    const requests = sim.httpRequests().length
+    const told = said(events.values).length
+    await events.until(() => sim.httpRequests().length >= requests + 2)
+    expect(got()).toHaveLength(1)
+    expect(said(events.values)).toHaveLength(told)
+    expect(live.client.stats().continuity.silentLosses).toBe(1)
+  }, 20_000)
+})

@@ -56,6 +56,8 @@ export interface ResumeContext {
   destination?: string | undefined
   /** its history keeps each quote's latest state only (rasa): a recovered row leaves the transitions before it unknown */
   latestStateOnly?: boolean | undefined
+  /** how many of the solver's streams verify (`resume.verify`): their cadence is spread so the solver gets at most one a second */
+  verifiers?: { streams: number; taken: Set<number> } | undefined
 }
 
 /** The backfill the diagnostics seam follows: only while someone listens (no field per stream). */
@@ -109,6 +111,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   #lastBackfill: BackfillStatus | undefined
   /** What the subscriber was told last of the stream's continuity. */
   #continuity: Continuity | undefined
+  /** the running backfill is a verification of a complete stream (a sweep): it says nothing unless it finds a loss */
+  #verifying = false
+  /** the second of the solver's its next verification took (see `resume.verify`) */
+  #slot: number | undefined
 
   readonly #out: StreamListener
   readonly #ctx: ResumeContext
@@ -127,6 +133,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const start = nowSeconds() - START_MARGIN_S
     this.#state = initialResumeState(settings, start, ctx.timers.now())
     this.#holdback = new Holdback(this)
+    if (settings.verifyMs && ctx.verifiers) ctx.verifiers.streams++
     this.#checkpoint = settings.checkpoint
       ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.#position(), (error) => this.report(error))
       : undefined
@@ -163,7 +170,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     // Known at once, also inside a delivery: the rest of a merge or release stays undelivered and
     // counts in the position the dispose writes (the event itself waits for the running effects).
     // A gap it left open ends with it: it is not the gap of a stream subscribed later.
-    if (!this.#stopped && this.#ctx.diagnostics?.active) this.#ctx.diagnostics.emit({ type: 'streamEnd', instance: this })
+    if (!this.#stopped) {
+      if (this.#ctx.diagnostics?.active) this.#ctx.diagnostics.emit({ type: 'streamEnd', instance: this })
+      if (this.settings.verifyMs && this.#ctx.verifiers) this.#ctx.verifiers.streams--
+    }
     this.#stopped = true
     this.#dispatch({ type: 'dispose' })
   }
@@ -222,8 +232,10 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const s = this.#state
     // A subscriber that let go (also inside a delivery: the rest of a merge stays undelivered) is told nothing.
     if (this.#stopped || FOR_GOOD.has(was?.reason) || s.phase === 'disposed' || s.status.closeReason === 'client closed') return
+    // A drop under a verification is a gap like any other.
+    if (s.status.status !== 'open') this.#verifying = false
     const reason = resumeReason(s)
-    if (was && was.reason === reason) return
+    if ((was && was.reason === reason) || (this.#verifying && reason === 'backfill')) return
     this.#tell(reason, reason === 'closed' ? s.watermark : reason === 'history-unavailable' ? s.gapFrom : undefined)
   }
 
@@ -261,8 +273,16 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         ctx.stats.backfills.recovered += recovered
         ctx.stats.backfills.foreign += event.result.foreign
         this.#reportBackfill(event.since, event.result, recovered, stale)
+        // What a verification found is a silent loss: the socket was open and never brought it.
+        const verified = this.#verifying && recovered > 0
+        this.#verifying = false
+        if (verified) {
+          ctx.stats.continuity.silentLosses += recovered
+          ctx.logger?.log('warn', 'silent loss', { stream: ctx.keyOf(this.#account), recovered })
+          if (d?.active) d.emit({ type: 'silentLoss', protocol: ctx.protocol ?? '', destination: ctx.destination ?? '', count: recovered })
+        }
         // What history could not bring back is missing for good (docs/guide/continuity.md).
-        const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && !this.settings.latestStateIsWhole && recovered > 0 ? 'latest-state-only' : undefined
+        const lost = event.result.truncated ? 'truncated' : ctx.latestStateOnly && !this.settings.latestStateIsWhole && recovered > 0 ? 'latest-state-only' : verified ? 'silent-loss' : undefined
         if (lost && !this.#stopped && !FOR_GOOD.has(this.#continuity?.reason)) this.#tell(lost, event.since)
         if (run) this.#ended(event.result.truncated ? 'truncated' : 'finished', recovered, event.result)
         return
@@ -277,6 +297,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         return
       }
       case 'backfill':
+        // A sweep of a stream that is whole verifies it (a retry of a failed one still does).
+        if (event.type === 'sweep') this.#verifying = this.#continuity?.state === 'complete'
         this.#backfill(effect.since, effect.poll)
         return
       case 'abort': {
@@ -288,10 +310,25 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         }
         return
       }
-      case 'arm':
-        this.#arm(effect.timer, effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms)
+      case 'arm': {
+        let ms = effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms
+        // Verifications of a solver's streams (docs/guide/continuity.md): each at its cadence, or every
+        // `streams` seconds (± a fifth), in the first free second of the solver's: one a second at most.
+        const v = ctx.verifiers
+        if (effect.timer === 'sweep' && this.settings.sweepIntervalMs === undefined && v) {
+          this.#freeSlot()
+          const now = ctx.timers.now()
+          let second = Math.ceil((now + Math.max(ms, v.streams * 1_000) * (0.8 + 0.4 * ctx.random())) / 1_000)
+          while (v.taken.has(second)) second++
+          v.taken.add(second)
+          this.#slot = second
+          ms = second * 1_000 - now
+        }
+        this.#arm(effect.timer, ms)
         return
+      }
       case 'disarm':
+        if (effect.timer === 'sweep') this.#freeSlot()
         if (this.#work) {
           this.#work[effect.timer] = ctx.timers.clear(this.#work[effect.timer])
           this.#idle()
@@ -330,10 +367,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     timers.clear(work[timer])
     work[timer] = timers.set(() => {
       work[timer] = undefined
+      if (timer === 'sweep') this.#freeSlot()
       this.#idle()
       if (timer === 'poll') this.#dispatch({ type: 'poll', clientClosed: this.#ctx.clientClosed?.() ?? false, oldestHeld: this.#holdback.oldestHeld(), now: this.#ctx.timers.now(), unsettled: this.#isUnsettled() })
       else this.#dispatch({ type: timer })
     }, ms)
+  }
+
+  /** Its verification's second is free again (it ran, or it was called off). */
+  #freeSlot(): void {
+    if (this.#slot !== undefined) this.#ctx.verifiers?.taken.delete(this.#slot)
+    this.#slot = undefined
   }
 
   #backfill(since: number, poll: boolean): void {

@@ -94,6 +94,7 @@ export function createResumeFeature(
       diagnostics: transport.diagnostics,
       protocol: solver.notifications.protocol,
       destination: `${solver.chainId}.${solver.solverId}`,
+      verifiers: { streams: 0, taken: new Set() },
       latestStateOnly: searchProtocols[solver.notifications.protocol as keyof typeof searchProtocols]?.latestStateOnly === true,
     }
     contexts.set(solver, ctx)

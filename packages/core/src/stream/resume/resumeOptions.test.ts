@@ -9,7 +9,7 @@ it('streams resolved with the same options share one frozen settings object; any
   expect(Object.isFrozen(a)).toBe(true)
   // A stream's own position is never in what streams share.
   expect(a).not.toHaveProperty('since')
-  expect(a).toEqual({ checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined, latestStateIsWhole: false })
+  expect(a).toEqual({ checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, verifyMs: 60_000, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined, latestStateIsWhole: false })
 
   const rows = resolveResumeSettings({ poll: false, maxBackfillRows: 50 }, 10_000)
   expect(rows).not.toBe(a)
@@ -29,4 +29,10 @@ it('streams resolved with the same options share one frozen settings object; any
   const book = resolveResumeSettings({ [LATEST_STATE_IS_WHOLE]: true } as never, 10_000)
   expect(book).not.toBe(polled)
   expect(book.latestStateIsWhole).toBe(true)
+  // Verification: on by default, tuned or off; anything else is refused with how to fix it.
+  expect(resolveResumeSettings({ verify: false }, 10_000).verifyMs).toBeUndefined()
+  expect(resolveResumeSettings({ verify: { intervalMs: 5_000 } }, 10_000).verifyMs).toBe(5_000)
+  for (const verify of [{ intervalMs: 10 }, { intervalMs: Number.POSITIVE_INFINITY }, 'yes', 5_000]) {
+    expect(() => resolveResumeSettings({ verify } as never, 10_000)).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('resume.verify must be false or { intervalMs }') }))
+  }
 })

@@ -21,6 +21,13 @@ export interface ResumeOptions {
   maxHeldFrames?: number | undefined
   /** re-run the backfill this often while connected, for feeds that lose frames on a healthy socket (off) */
   sweepIntervalMs?: number | undefined
+  /**
+   * Verification while the socket is open (docs/guide/continuity.md): now and then the stream reads the
+   * newest of its history and delivers what it never received (a silent loss: counted, reported). Each
+   * stream every `intervalMs` (60,000) or, with more streams on the solver, every `streams × 1 s`: at
+   * most one verification a second per solver. `false` turns it off (a relay's default).
+   */
+  verify?: { intervalMs?: number | undefined } | boolean | undefined
   /** recent notifications de-duplication remembers (2,048) */
   dedupeWindow?: number | undefined
   /**
@@ -44,6 +51,8 @@ export interface ResumeSettings {
   maxBackfillRows: number
   maxHeldFrames: number
   sweepIntervalMs: number | undefined
+  /** each stream's verification cadence before the per-solver bound (undefined: off) */
+  verifyMs?: number | undefined
   dedupeWindow: number
   /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
   checkpointTimeoutMs: number
@@ -72,6 +81,14 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
   check('maxHeldFrames', positiveInteger, 'a positive integer')
   check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
   check('dedupeWindow', positiveInteger, 'a positive integer')
+  const verify: unknown = options.verify
+  const every = typeof verify === 'object' && verify !== null ? (verify as { intervalMs?: unknown }).intervalMs : undefined
+  if (
+    !(verify === undefined || verify === false || verify === true || (typeof verify === 'object' && verify !== null)) ||
+    (every !== undefined && (typeof every !== 'number' || !(every >= 1_000) || every > MAX_TIMEOUT_MS))
+  ) {
+    throw new ServiceError('INVALID_PARAMETERS', `resume.verify must be false or { intervalMs } with intervalMs from 1000 to ${MAX_TIMEOUT_MS} ms, got ${describe(every ?? verify)}`)
+  }
   const poll = options.poll
   if (poll !== undefined && poll !== false) {
     if (typeof poll !== 'object' || poll === null) throw new ServiceError('INVALID_PARAMETERS', `resume.poll must be false or { afterMs?, intervalMs?, whenClosed? }, got ${describe(poll)}`)
@@ -90,6 +107,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     maxBackfillRows: options.maxBackfillRows ?? 10_000,
     maxHeldFrames: options.maxHeldFrames ?? 10_000,
     sweepIntervalMs: options.sweepIntervalMs,
+    verifyMs: verify === false ? undefined : ((every as number | undefined) ?? 60_000),
     dedupeWindow: options.dedupeWindow ?? 2_048,
     checkpointTimeoutMs,
     poll: poll === false ? undefined : { afterMs: poll?.afterMs ?? 5_000, intervalMs: poll?.intervalMs ?? 5_000, whenClosed: poll?.whenClosed === true },
@@ -113,6 +131,7 @@ function interned(s: ResumeSettings): ResumeSettings {
     l.maxBackfillRows === s.maxBackfillRows &&
     l.maxHeldFrames === s.maxHeldFrames &&
     l.sweepIntervalMs === s.sweepIntervalMs &&
+    l.verifyMs === s.verifyMs &&
     l.dedupeWindow === s.dedupeWindow &&
     l.checkpointTimeoutMs === s.checkpointTimeoutMs &&
     l.latestStateIsWhole === s.latestStateIsWhole

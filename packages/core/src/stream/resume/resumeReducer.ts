@@ -20,7 +20,7 @@ export type ResumePhase = 'live' | 'reading-checkpoint' | 'holding' | 'backfilli
 type TimerName = 'retry' | 'sweep' | 'poll'
 
 /** What the reducer reads of the stream's settings (the settings object itself: nothing is copied per stream). */
-export type ResumeConfig = Readonly<Pick<ResumeSettings, 'sweepIntervalMs' | 'poll'>> & { readonly checkpoint: unknown }
+export type ResumeConfig = Readonly<Pick<ResumeSettings, 'sweepIntervalMs' | 'verifyMs' | 'poll'>> & { readonly checkpoint: unknown }
 
 /**
  * Everything a resume stream decides from, as one immutable value: only {@link reduceResume} makes a
@@ -37,8 +37,13 @@ export interface ResumeState {
   readonly gapFrom: number | undefined
   /** a gap that opened while a backfill ran (the socket dropped under it): the next one's start */
   readonly nextGap: number | undefined
-  /** where the next sweep (or poll) starts */
+  /** where the running (or last) backfill or poll started: a poll's gap stays open from there */
   readonly sweepFrom: number
+  /**
+   * where the next sweep or verification starts: what no backfill read since (a reconnect backfill
+   * from the drop leaves what came before it unread, and a frame the open socket never brought may be there)
+   */
+  readonly verifyFrom: number
   /** the `since` of the backfill running, if one is */
   readonly running: number | undefined
   /**
@@ -173,6 +178,7 @@ export function initialResumeState(config: ResumeConfig, start: number, now: num
     gapFrom: undefined,
     nextGap: undefined,
     sweepFrom: start,
+    verifyFrom: start,
     running: undefined,
     firstOpen: 'unseen',
     polling: false,
@@ -198,6 +204,7 @@ function copy(s: ResumeState): Draft {
     gapFrom: s.gapFrom,
     nextGap: s.nextGap,
     sweepFrom: s.sweepFrom,
+    verifyFrom: s.verifyFrom,
     running: s.running,
     firstOpen: s.firstOpen,
     polling: s.polling,
@@ -303,7 +310,7 @@ function step(s: Draft, event: Exclude<ResumeEvent, { type: 'frame' }>, fx: Resu
         armSweep(s, fx)
         return
       }
-      s.gapFrom ??= s.sweepFrom
+      s.gapFrom ??= s.verifyFrom
       startBackfill(s, fx)
       return
     case 'complete':
@@ -421,6 +428,7 @@ function startFrom(s: Draft, since: number, fx: ResumeEffect[]): void {
   s.gapFrom = since
   s.watermark = Math.max(s.watermark, since)
   s.sweepFrom = since
+  s.verifyFrom = since
   fx.push(HOLD)
   afterHold(s, fx)
 }
@@ -430,6 +438,8 @@ function startBackfill(s: Draft, fx: ResumeEffect[], poll = false): void {
   s.running = s.gapFrom
   s.phase = 'backfilling'
   s.sweepFrom = s.watermark
+  // A backfill from at or before where the next verification would start reads all of that: the next starts here.
+  if (s.gapFrom <= s.verifyFrom) s.verifyFrom = s.watermark
   fx.push(HOLD, { type: 'backfill', since: s.gapFrom, poll })
 }
 
@@ -478,9 +488,13 @@ function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
   fx.push({ type: 'disarm', timer })
 }
 
-/** `sweepIntervalMs`: re-run the backfill on a timer while connected, for feeds that lose frames on a healthy socket. */
+/**
+ * `sweepIntervalMs`, or `verify` (docs/guide/continuity.md): re-run the backfill on a timer while
+ * connected, for feeds that lose frames on a healthy socket (a verification's cadence is stretched per
+ * solver by the stream when it arms the timer).
+ */
 function armSweep(s: Draft, fx: ResumeEffect[]): void {
-  const every = s.config.sweepIntervalMs
+  const every = s.config.sweepIntervalMs ?? s.config.verifyMs
   if (every && !isArmed(s, 'sweep') && s.status.status === 'open') arm(s, 'sweep', every, fx)
 }
 
@@ -520,7 +534,7 @@ export function floorOf(s: ResumeState): number {
   let floor = s.watermark
   if (s.gapFrom !== undefined) floor = Math.min(floor, s.gapFrom)
   if (s.nextGap !== undefined) floor = Math.min(floor, s.nextGap)
-  if (s.config.sweepIntervalMs) floor = Math.min(floor, s.sweepFrom)
+  if (s.config.sweepIntervalMs || s.config.verifyMs) floor = Math.min(floor, s.verifyFrom)
   return floor
 }
 

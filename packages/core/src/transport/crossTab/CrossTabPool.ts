@@ -45,9 +45,8 @@ interface Sub {
   /** its server changed and the old one still delivers, for a moment (see {@link Overlap}) */
   overlap?: Overlap | undefined
   /**
-   * what it was given last, by content, whoever served it: an overlap checks copies against these, not
-   * only against what came during the overlap (a copy of what the server that stays delivered just
-   * before a handoff arrives late from the old one)
+   * what it was given last, by content, whoever served it: a copy of any of them is dropped, during an
+   * overlap or after it (a copy of what one server delivered arrives late from the other)
    */
   recent: Set<string>
 }
@@ -535,10 +534,13 @@ export class CrossTabPool implements ListenerPool {
     sub.own = undefined
   }
 
-  /** Hands a notification to a stream: once, while two servers deliver it. */
+  /**
+   * Hands a notification to a stream once, whoever brings it: two servers deliver while they overlap,
+   * and a late copy from the old one may come after the overlap ended (a busy tab: seconds late).
+   */
   #deliver(listener: Listener, sub: Sub, n: Notification): void {
     const key = this.#kit.contentKey(n)
-    if (sub.overlap && sub.recent.has(key)) return
+    if (sub.recent.has(key)) return
     sub.recent.add(key)
     // The oldest goes: a late copy is at most an overlap's worth of notifications behind.
     if (sub.recent.size > RECENT) sub.recent.delete(sub.recent.values().next().value!)
