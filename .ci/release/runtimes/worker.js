@@ -4,7 +4,7 @@
 import { createConfig, createNotificationsClient } from '@solver-notifications/core'
 
 const configOf = (env) => createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 's', solvers: { s: { url: env.SIM_HTTP, notifications: { protocol: 'rasa', url: env.SIM_WS } } } } } })
-const label = (e) => (e.type === 'status' ? e.status : e.type === 'error' ? e.error.code : `n:${e.notification.id}`)
+const label = (e) => (e.type === 'status' ? e.status : e.type === 'error' ? e.error.code : e.type === 'continuity' ? `c:${e.continuity.state}` : `n:${e.notification.id}`)
 
 export class Live {
   constructor(_state, env) {

@@ -19,7 +19,9 @@ const harness = {
           ? { type: 'notification', id: e.notification.id, at, source: e.notification.source, modifyTime: e.notification.modifyTime }
           : e.type === 'status'
             ? { type: 'status', status: e.status, at, backfill: e.backfill && JSON.stringify(e.backfill), reason: e.closeReason }
-            : { type: 'error', at, code: e.error.code, message: e.error.message },
+            : e.type === 'continuity'
+              ? { type: 'continuity', at, state: e.continuity.state, reason: e.continuity.reason }
+              : { type: 'error', at, code: e.error.code, message: e.error.message },
       )
     })
     streams.set(name, { events, sub })

@@ -38,7 +38,11 @@ const line = (n: Notification) => {
 const print = (solverId: string, account: string) => (event: NotificationEvent) => {
   if (event.type === 'notification') console.log(line(event.notification))
   else if (event.type === 'error') console.log(`${clock()} ! ${about(solverId, account)} ${event.error.code}: ${event.error.message}`)
-  else if (event.backfill) {
+  // Whether what the stream delivered is whole: synced, syncing or reload (docs/guide/continuity.md).
+  else if (event.type === 'continuity') {
+    const { state, reason } = event.continuity
+    console.log(`${clock()} ◦ ${about(solverId, account)} ${state === 'complete' ? 'synced' : state === 'catching-up' ? 'syncing' : 'reload'} (${state}${reason ? `: ${reason}` : ''})`)
+  } else if (event.backfill) {
     if (event.backfill.state !== 'started') console.log(`${clock()} • ${about(solverId, account)} backfill recovered ${event.backfill.recovered} notification(s) the live stream did not have`)
   } else {
     const detail = [

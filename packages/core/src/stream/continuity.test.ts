@@ -129,3 +129,22 @@ describe.each(['enigma', 'rasa'] as const)('%s verification', (protocol) => {
     expect(live.client.stats().continuity.silentLosses).toBe(1)
   }, 20_000)
 })
+
+it('resume.expectedEveryMs: a stream that hears nothing says catching-up (quiet) and verifies at once; a frame stored and never sent is found by it, once', async () => {
+  const sim = live.enigma
+  const events = record(live.client.events({ account: accounts[0], solverId: 'alpha' }, { resume: { verify: false, expectedEveryMs: 1_000 } }))
+  await events.until((v) => last(v) === 'complete')
+  await events.until((v) => said(v).includes('catching-up quiet') && last(v) === 'complete')
+  const first = said(events.values).indexOf('complete')
+  expect(said(events.values).slice(first, first + 3)).toEqual(['complete', 'catching-up quiet', 'complete'])
+  await sim.waitForSubscribers(accounts[0])
+  await sim.publish({ id: 'unsent', quote_id: 78, temp_quote_id: -78, modify_time: Math.floor(Date.now() / 1000), counterparty_address: accounts[0], last_seen_action: 'InstantRFQ', action_status: 'success' }, { live: false })
+  await events.until((v) => v.some((e) => e.type === 'notification' && e.notification.id === 'unsent') && last(v) === 'complete')
+  expect(said(events.values)).toContain('catching-up silent-loss')
+  expect(live.client.stats().continuity.silentLosses).toBe(1)
+  // Quiet checks go on (nothing arrives): what was found is not delivered again.
+  const told = said(events.values).length
+  await events.until((v) => said(v).length >= told + 2)
+  expect(events.values.filter((e) => e.type === 'notification')).toHaveLength(1)
+  expect(() => live.client.events({ account: accounts[0] }, { resume: { expectedEveryMs: 10 } })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETERS', message: expect.stringContaining('resume.expectedEveryMs must be a number of milliseconds from 1000') }))
+}, 20_000)

@@ -9,6 +9,7 @@ import type { TransportStatusEvent } from '../transport/TransportEvent.js'
  * | `socket-down` | catching-up | the socket dropped; a resume stream backfills when it is back (or polls history meanwhile) |
  * | `backfill` | catching-up | a gap is being read from history (or a failed read waits for its retry) |
  * | `silent-loss` | catching-up | a verification found what the open socket never brought; it is delivered now |
+ * | `quiet` | catching-up | nothing came for `resume.expectedEveryMs`: the stream verifies at once |
  * | `history-unavailable` | incomplete | history failed three reads in a row; `complete` again when a read succeeds |
  * | `closed` | incomplete | the socket was refused for good and history is not polled (`resume.poll.whenClosed`) |
  * | `no-resume` | incomplete | a live-only stream's socket dropped: what was published meanwhile is gone |
@@ -19,9 +20,9 @@ import type { TransportStatusEvent } from '../transport/TransportEvent.js'
  * (after the app reloads what it shows) starts trusted again.
  *
  * @example
- * const label: Record<ContinuityReason, string> = { connecting: 'connecting', 'socket-down': 'offline', backfill: 'syncing', 'silent-loss': 'syncing', 'history-unavailable': 'history down', closed: 'closed', 'no-resume': 'reload', truncated: 'reload', 'latest-state-only': 'reload' }
+ * const label: Record<ContinuityReason, string> = { connecting: 'connecting', 'socket-down': 'offline', backfill: 'syncing', 'silent-loss': 'syncing', quiet: 'checking', 'history-unavailable': 'history down', closed: 'closed', 'no-resume': 'reload', truncated: 'reload', 'latest-state-only': 'reload' }
  */
-export type ContinuityReason = 'connecting' | 'socket-down' | 'backfill' | 'silent-loss' | 'history-unavailable' | 'closed' | 'no-resume' | 'truncated' | 'latest-state-only'
+export type ContinuityReason = 'connecting' | 'socket-down' | 'backfill' | 'silent-loss' | 'quiet' | 'history-unavailable' | 'closed' | 'no-resume' | 'truncated' | 'latest-state-only'
 
 /**
  * Whether what a stream delivered is whole, as one value (docs/guide/continuity.md): `complete`

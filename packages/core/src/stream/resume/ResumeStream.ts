@@ -115,6 +115,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   #verifying = false
   /** the second of the solver's its next verification took (see `resume.verify`) */
   #slot: number | undefined
+  /** live frames since the last quiet check (`resume.expectedEveryMs`), and that check's timer */
+  #heard = 0
+  #quiet: ReturnType<typeof setTimeout> | undefined
 
   readonly #out: StreamListener
   readonly #ctx: ResumeContext
@@ -134,6 +137,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.#state = initialResumeState(settings, start, ctx.timers.now())
     this.#holdback = new Holdback(this)
     if (settings.verifyMs && ctx.verifiers) ctx.verifiers.streams++
+    if (settings.expectedEveryMs) this.#armQuiet(settings.expectedEveryMs)
     this.#checkpoint = settings.checkpoint
       ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.#position(), (error) => this.report(error))
       : undefined
@@ -145,7 +149,26 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   }
 
   notification(notification: Notification): void {
+    this.#heard++
     this.#dispatch({ type: 'frame', notification })
+  }
+
+  /**
+   * `resume.expectedEveryMs`: a stream whose open socket brought nothing since the last check says
+   * `quiet` and verifies at once (a market that should tick and does not: docs/guide/continuity.md).
+   */
+  #armQuiet(every: number): void {
+    this.#quiet = this.#ctx.timers.set(() => {
+      this.#quiet = undefined
+      if (this.#stopped) return
+      const s = this.#state
+      if (this.#heard === 0 && s.status.status === 'open' && s.phase === 'live' && s.running === undefined) {
+        if (this.#continuity?.state === 'complete') this.#tell('quiet', undefined)
+        this.#dispatch({ type: 'sweep' })
+      }
+      this.#heard = 0
+      this.#armQuiet(every)
+    }, every)
   }
 
   event(event: TransportStatusEvent | TransportErrorEvent): void {
@@ -173,6 +196,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     if (!this.#stopped) {
       if (this.#ctx.diagnostics?.active) this.#ctx.diagnostics.emit({ type: 'streamEnd', instance: this })
       if (this.settings.verifyMs && this.#ctx.verifiers) this.#ctx.verifiers.streams--
+      this.#quiet = this.#ctx.timers.clear(this.#quiet)
     }
     this.#stopped = true
     this.#dispatch({ type: 'dispose' })
@@ -298,7 +322,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       }
       case 'backfill':
         // A sweep of a stream that is whole verifies it (a retry of a failed one still does).
-        if (event.type === 'sweep') this.#verifying = this.#continuity?.state === 'complete'
+        if (event.type === 'sweep') this.#verifying = this.#continuity?.state === 'complete' || this.#continuity?.reason === 'quiet'
         this.#backfill(effect.since, effect.poll)
         return
       case 'abort': {

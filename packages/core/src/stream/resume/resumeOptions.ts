@@ -28,6 +28,11 @@ export interface ResumeOptions {
    * most one verification a second per solver. `false` turns it off (a relay's default).
    */
   verify?: { intervalMs?: number | undefined } | boolean | undefined
+  /**
+   * A market that should tick: when the stream hears nothing for this long (ms) while its socket is
+   * open, it verifies at once and says `catching-up` (`quiet`) meanwhile (docs/guide/continuity.md). Off.
+   */
+  expectedEveryMs?: number | undefined
   /** recent notifications de-duplication remembers (2,048) */
   dedupeWindow?: number | undefined
   /**
@@ -53,6 +58,8 @@ export interface ResumeSettings {
   sweepIntervalMs: number | undefined
   /** each stream's verification cadence before the per-solver bound (undefined: off) */
   verifyMs?: number | undefined
+  /** how long a silent stream waits before it verifies (`resume.expectedEveryMs`; undefined: off) */
+  expectedEveryMs?: number | undefined
   dedupeWindow: number
   /** how long a checkpoint `get` may take before the stream starts without it (the search deadline) */
   checkpointTimeoutMs: number
@@ -81,6 +88,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
   check('maxHeldFrames', positiveInteger, 'a positive integer')
   check('sweepIntervalMs', (v) => v > 0 && v <= MAX_TIMEOUT_MS, `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`)
   check('dedupeWindow', positiveInteger, 'a positive integer')
+  check('expectedEveryMs', (v) => v >= 1_000 && v <= MAX_TIMEOUT_MS, `a number of milliseconds from 1000 to ${MAX_TIMEOUT_MS}`)
   const verify: unknown = options.verify
   const every = typeof verify === 'object' && verify !== null ? (verify as { intervalMs?: unknown }).intervalMs : undefined
   if (
@@ -108,6 +116,7 @@ export function resolveResumeSettings(resume: true | ResumeOptions, checkpointTi
     maxHeldFrames: options.maxHeldFrames ?? 10_000,
     sweepIntervalMs: options.sweepIntervalMs,
     verifyMs: verify === false ? undefined : ((every as number | undefined) ?? 60_000),
+    expectedEveryMs: options.expectedEveryMs,
     dedupeWindow: options.dedupeWindow ?? 2_048,
     checkpointTimeoutMs,
     poll: poll === false ? undefined : { afterMs: poll?.afterMs ?? 5_000, intervalMs: poll?.intervalMs ?? 5_000, whenClosed: poll?.whenClosed === true },
@@ -132,6 +141,7 @@ function interned(s: ResumeSettings): ResumeSettings {
     l.maxHeldFrames === s.maxHeldFrames &&
     l.sweepIntervalMs === s.sweepIntervalMs &&
     l.verifyMs === s.verifyMs &&
+    l.expectedEveryMs === s.expectedEveryMs &&
     l.dedupeWindow === s.dedupeWindow &&
     l.checkpointTimeoutMs === s.checkpointTimeoutMs &&
     l.latestStateIsWhole === s.latestStateIsWhole

@@ -20,7 +20,7 @@ export type ResumePhase = 'live' | 'reading-checkpoint' | 'holding' | 'backfilli
 type TimerName = 'retry' | 'sweep' | 'poll'
 
 /** What the reducer reads of the stream's settings (the settings object itself: nothing is copied per stream). */
-export type ResumeConfig = Readonly<Pick<ResumeSettings, 'sweepIntervalMs' | 'verifyMs' | 'poll'>> & { readonly checkpoint: unknown }
+export type ResumeConfig = Readonly<Pick<ResumeSettings, 'sweepIntervalMs' | 'verifyMs' | 'expectedEveryMs' | 'poll'>> & { readonly checkpoint: unknown }
 
 /**
  * Everything a resume stream decides from, as one immutable value: only {@link reduceResume} makes a
@@ -534,7 +534,7 @@ export function floorOf(s: ResumeState): number {
   let floor = s.watermark
   if (s.gapFrom !== undefined) floor = Math.min(floor, s.gapFrom)
   if (s.nextGap !== undefined) floor = Math.min(floor, s.nextGap)
-  if (s.config.sweepIntervalMs || s.config.verifyMs) floor = Math.min(floor, s.verifyFrom)
+  if (s.config.sweepIntervalMs || s.config.verifyMs || s.config.expectedEveryMs) floor = Math.min(floor, s.verifyFrom)
   return floor
 }
 
