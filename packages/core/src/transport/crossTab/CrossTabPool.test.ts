@@ -57,6 +57,18 @@ async function until(test: () => boolean, what: string, timeoutMs = 10_000): Pro
     await new Promise((r) => setTimeout(r, 10))
   }
 }
+/** Tabs whose page visibility the test sets (each its own `document`). */
+function openTabsWithVisibility(count: number): { docs: Array<{ visibilityState: 'visible' | 'hidden' }>; all: NotificationsClient[] } {
+  const docs: Array<{ visibilityState: 'visible' | 'hidden' }> = []
+  const all: NotificationsClient[] = []
+  for (let i = 0; i < count; i++) {
+    const doc = { visibilityState: 'visible' as 'visible' | 'hidden' }
+    vi.stubGlobal('document', doc)
+    docs.push(doc)
+    all.push(openTab())
+  }
+  return { docs, all }
+}
 const ids = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'notification' ? [e.notification.id] : []))
 
 it('3 tabs on the same 2 accounts and both protocols: one socket per socket key, every tab gets every notification', async () => {
@@ -98,14 +110,7 @@ it('a hidden leader hands the sockets to a visible tab while a rasa quote moves:
   // rasa keeps only each quote's latest state: a transition published while no socket watched the
   // account would come back from history as that latest state alone. The new leader's socket is refused
   // while the quote moves, so only the old leader's socket sees the transitions.
-  const docs: Array<{ visibilityState: 'visible' | 'hidden' }> = []
-  const all: NotificationsClient[] = []
-  for (let i = 0; i < 3; i++) {
-    const doc = { visibilityState: 'visible' as 'visible' | 'hidden' }
-    vi.stubGlobal('document', doc)
-    docs.push(doc)
-    all.push(openTab())
-  }
+  const { docs, all } = openTabsWithVisibility(3)
   const streams = all.flatMap((t) => [record(t.events({ account: A, solverId: 'beta' }, { resume: true })), record(t.events({ account: A, solverId: 'beta' }))])
   await rasa.waitForSubscribers(A)
   await until(() => all.every((t) => t.stats().crossTab?.tabs === 3), 'three tabs')
@@ -128,14 +133,7 @@ it('a hidden leader hands the sockets to a visible tab while a rasa quote moves:
 
 it.each(['alpha', 'beta'] as const)('solver %s: repeated handoffs while lifecycles are published: a live-only stream gets no notification twice', async (solverId) => {
   const sim = solverId === 'alpha' ? enigma : rasa
-  const docs: Array<{ visibilityState: 'visible' | 'hidden' }> = []
-  const all: NotificationsClient[] = []
-  for (let i = 0; i < 2; i++) {
-    const doc = { visibilityState: 'visible' as 'visible' | 'hidden' }
-    vi.stubGlobal('document', doc)
-    docs.push(doc)
-    all.push(openTab())
-  }
+  const { docs, all } = openTabsWithVisibility(2)
   const streams = all.map((t) => record(t.events({ account: A, solverId })))
   await sim.waitForSubscribers(A)
   await until(() => all.every((t) => t.stats().crossTab?.tabs === 2), 'two tabs')
