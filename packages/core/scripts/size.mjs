@@ -73,8 +73,8 @@ async function measure(contents, { split = false } = {}) {
 // statuses, a resume stream from its reducer's state, quote books, observers and adapters carry it)
 // measured +0.21 KiB live-only, +0.65 everything initial, +0.69 all-in-one, and its verification of open
 // sockets (resume.verify: options, one verification a second per solver, silent losses counted) +0.02,
-// +0.43 and +0.43 more, and quiet streams (resume.expectedEveryMs) +0.17 and +0.18: a feature, its
-// guards follow.
+// +0.43 and +0.43 more, quiet streams (resume.expectedEveryMs) +0.17 and +0.18, and the diagnostics
+// event of a stream's continuity (for OpenTelemetry's streams by state) +0.03: a feature, its guards follow.
 const LAZY_BUDGET = 5.75
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
@@ -84,9 +84,9 @@ const budgets = [
   { id: 'B6c', name: 'search only (createConfig, searchNotifications), initial', contents: use('createConfig, searchNotifications'), budget: 18, split: true },
   // What an app that imports everything downloads up front; cross-tab, quote state, waitFor and the
   // history gate are chunks its bundler keeps apart, fetched only when first used.
-  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.3, target: 38, split: true, listLazy: true },
+  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.35, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.05, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.1, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

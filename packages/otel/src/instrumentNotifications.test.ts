@@ -137,6 +137,24 @@ it('a silent loss a verification finds is counted, equal to stats().continuity.s
   expect(sum(METRICS.silentLosses, (a) => a['messaging.destination.name'] === '42161.alpha')).toBe(1)
 })
 
+it('resume streams by continuity state: complete when whole, catching-up while the socket is refused, none once the stream ends', async () => {
+  instrumentNotifications(live.client, { meterProvider, tracerProvider })
+  const streams = [0, 1].map((i) => record(live.client.events({ account: accounts[i]!, solverId: 'alpha' }, { resume: true })))
+  const state = (v: NotificationEvent[]) => v.flatMap((e) => (e.type === 'continuity' ? [e.continuity.state] : [])).at(-1)
+  await Promise.all(streams.map((s) => s.until((v) => state(v) === 'complete')))
+  const byState = async () => {
+    const { sum } = await collect()
+    return Object.fromEntries(['complete', 'catching-up', 'incomplete'].map((c) => [c, sum(METRICS.streams, (a) => a['solver_notifications.continuity'] === c)]))
+  }
+  expect(await byState()).toEqual({ complete: 2, 'catching-up': 0, incomplete: 0 })
+  live.enigma.refuseSockets()
+  await live.enigma.dropAll(1012)
+  await Promise.all(streams.map((s) => s.until((v) => state(v) === 'catching-up')))
+  expect(await byState()).toEqual({ complete: 0, 'catching-up': 2, incomplete: 0 })
+  streams[0]!.subscription.unsubscribe()
+  expect(await byState()).toEqual({ complete: 0, 'catching-up': 1, incomplete: 0 })
+})
+
 it('notificationSpans: one process span (CONSUMER) per notification delivered', async () => {
   const { stop } = instrumentNotifications(live.client, { meterProvider, tracerProvider, notificationSpans: true })
   const plain = record(live.client.notifications({ account: accounts[1], solverId: 'beta' }))

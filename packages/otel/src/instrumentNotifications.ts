@@ -53,6 +53,7 @@ export const METRICS = {
   heartbeatRtt: 'solver_notifications.heartbeat.rtt',
   errors: 'solver_notifications.errors',
   silentLosses: 'solver_notifications.silent_losses',
+  streams: 'solver_notifications.streams',
 } as const
 
 /**
@@ -145,10 +146,17 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
     last = { protocol, source, chainId, solverId, set }
     return set
   }
-  const leave = joinShared(meter, { consumed: METRICS.consumed, recovered: METRICS.backfillRecovered, reconnects: METRICS.reconnects, sockets: METRICS.sockets }, base, {
+  /** Each resume stream's continuity state, by its instance, as its last change said (until it ends). */
+  const continuities = new Map<object, 'complete' | 'catching-up' | 'incomplete'>()
+  const leave = joinShared(meter, { consumed: METRICS.consumed, recovered: METRICS.backfillRecovered, reconnects: METRICS.reconnects, sockets: METRICS.sockets, streams: METRICS.streams }, base, {
     sets: { [Symbol.iterator]: () => sets.values() },
     reconnects: () => client.stats().reconnects,
     sockets: () => client.stats().socketStatus,
+    streams: () => {
+      const counts = { complete: 0, 'catching-up': 0, incomplete: 0 }
+      for (const state of continuities.values()) counts[state]++
+      return counts
+    },
   })
 
   /** Live frames a resume stream holds: their arrival, until the first stream releases them. */
@@ -223,6 +231,10 @@ export function instrumentNotifications(client: Pick<NotificationsStreamClient, 
         return
       case 'streamEnd':
         gaps.delete(e.instance)
+        continuities.delete(e.instance)
+        return
+      case 'continuity':
+        continuities.set(e.instance, e.state)
         return
       case 'silentLoss':
         silentLosses.add(e.count, { ...base, 'solver_notifications.protocol': e.protocol, 'messaging.destination.name': e.destination })

@@ -16,7 +16,12 @@ export interface Member {
   readonly sets: Iterable<Counted>
   reconnects(): number
   sockets(): Readonly<Record<'connecting' | 'open' | 'reconnecting', number>>
+  /** its resume streams by continuity state (as their last change said) */
+  streams(): Readonly<Record<ContinuityState, number>>
 }
+
+type ContinuityState = 'complete' | 'catching-up' | 'incomplete'
+const STATES: readonly ContinuityState[] = ['complete', 'catching-up', 'incomplete']
 
 /** The observable instruments a meter has, with the counts of every client instrumented on it. */
 interface Shared {
@@ -24,7 +29,7 @@ interface Shared {
   /** counts of clients whose instrumentation stopped: a cumulative counter never goes back */
   readonly retired: Map<string, Counted>
   retiredReconnects: number
-  readonly instruments: readonly [ObservableCounter, ObservableCounter, ObservableCounter, ObservableUpDownCounter]
+  readonly instruments: readonly [ObservableCounter, ObservableCounter, ObservableCounter, ObservableUpDownCounter, ObservableUpDownCounter]
   readonly callbacks: ReadonlyArray<(result: ObservableResult) => void>
 }
 
@@ -37,18 +42,19 @@ const byMeter = new WeakMap<Meter, Shared>()
  * overwrite the other's (docs/guide/observability.md, "Several clients"). Returns the function that
  * leaves: the client's counts so far stay in the sums, its callbacks go with the last member.
  */
-export function joinShared(meter: Meter, names: { consumed: string; recovered: string; reconnects: string; sockets: string }, base: Attributes, member: Member): () => void {
+export function joinShared(meter: Meter, names: { consumed: string; recovered: string; reconnects: string; sockets: string; streams: string }, base: Attributes, member: Member): () => void {
   let shared = byMeter.get(meter)
   if (!shared) {
     const consumed = meter.createObservableCounter(names.consumed, { unit: '{message}', description: 'Notifications handed to subscribers, live frames (once per frame) or recovered by a backfill or poll (once per stream).' })
     const recovered = meter.createObservableCounter(names.recovered, { unit: '{message}', description: 'Notifications a backfill or poll recovered.' })
     const reconnects = meter.createObservableCounter(names.reconnects, { unit: '{reconnect}', description: 'Sockets re-dialed after a drop.' })
     const sockets = meter.createObservableUpDownCounter(names.sockets, { unit: '{socket}', description: 'Sockets by status.' })
+    const streams = meter.createObservableUpDownCounter(names.streams, { unit: '{stream}', description: 'Resume streams by continuity state (docs/guide/continuity.md).' })
     const s: Shared = {
       members: new Set(),
       retired: new Map(),
       retiredReconnects: 0,
-      instruments: [consumed, recovered, reconnects, sockets],
+      instruments: [consumed, recovered, reconnects, sockets, streams],
       callbacks: [
         (result) => sum(s, (set) => set.consumed > 0 && result.observe(set.consumed, set.attributes)),
         (result) => sum(s, (set) => set.recovered > 0 && result.observe(set.recovered, set.attributes)),
@@ -66,6 +72,14 @@ export function joinShared(meter: Meter, names: { consumed: string; recovered: s
             total.reconnecting += status.reconnecting
           }
           for (const status of ['connecting', 'open', 'reconnecting'] as const) result.observe(total[status], { ...base, 'solver_notifications.socket.status': status })
+        },
+        (result) => {
+          const total: Record<ContinuityState, number> = { complete: 0, 'catching-up': 0, incomplete: 0 }
+          for (const m of s.members) {
+            const counts = m.streams()
+            for (const state of STATES) total[state] += counts[state]
+          }
+          for (const state of STATES) result.observe(total[state], { ...base, 'solver_notifications.continuity': state })
         },
       ],
     }

@@ -4,20 +4,30 @@ import { expect, it } from 'vitest'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { LeaseTable, MAX_CLOCK_SKEW_MS, MAX_LEASE_TTL_MS, MAX_UNANNOUNCED_TTL_MS, leaseValue } from './LeaseTable.js'
 
-it.skipIf(!natsAvailable)('a renewal that landed without its answer is still ours; one another relay wrote is lost', async () => {
+it.skipIf(!natsAvailable)('a renewal that landed without its answer is still ours, and the renewal that finds it stores its own expiry; one another relay wrote is lost', async () => {
   const nats = await startNats()
   const nc = await connect({ servers: nats.url })
   const kv = await new Kvm(nc).create('leases_test', { history: 1 })
   // No watch feeds this table: its view is as stale as a relay's that has not seen its own write yet.
   const table = new LeaseTable(kv, 'me', 15_000)
   const taken = (await table.take('k1'))!
-  // Our previous renewal was stored, but its answer never came back (a timeout under load).
-  const landed = await kv.update('partitions.k1', JSON.stringify({ owner: 'me', expires: Date.now() + 15_000 }), taken.revision)
-  expect(await table.renew('k1', taken.revision)).toBe(landed)
+  // Our previous renewal, one renewal interval ago, was stored, but its answer never came back (a
+  // node killed under it): the lease in the bucket runs out 5 s before what this renewal asks.
+  const landed = await kv.update('partitions.k1', JSON.stringify({ owner: 'me', expires: Date.now() - 5_000 + 15_000 }), taken.revision)
+  const sentAt = Date.now()
+  const renewed = await table.renew('k1', taken.revision)
+  // The revision returned is a lease that lasts as long as the relay now believes (its fence counts
+  // from `sentAt`): a relay that kept the older expiry would think it holds the partition 5 s after
+  // another may take it (two owners: the cluster test saw one for 1.9 s).
+  expect(typeof renewed === 'number' && renewed > landed).toBe(true)
+  const stored = (await kv.get('partitions.k1'))!
+  expect(stored.revision).toBe(renewed)
+  expect(stored.json<{ expires: number }>().expires).toBeGreaterThanOrEqual(sentAt + 15_000)
+  const landedAgain = renewed as number
   // Another relay took it over: lost.
-  const theirs = await kv.update('partitions.k1', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }), landed)
-  expect(await table.renew('k1', landed)).toBe('lost')
-  expect(theirs).toBeGreaterThan(landed)
+  const theirs = await kv.update('partitions.k1', JSON.stringify({ owner: 'other', expires: Date.now() + 15_000 }), landedAgain)
+  expect(await table.renew('k1', landedAgain)).toBe('lost')
+  expect(theirs).toBeGreaterThan(landedAgain)
   await nc.close()
   await nats.close()
 })

@@ -139,11 +139,14 @@ export class LeaseTable {
     } catch (error) {
       if (!/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) return 'unknown'
       // The revision moved. A renewal of ours that timed out but was stored moves it too, and this
-      // relay's watch may not have seen it yet: the entry itself says whose the lease is.
+      // relay's watch may not have seen it yet: the entry itself says whose the lease is. Ours, it is
+      // renewed again at its revision: the one found carries the older renewal's expiry, and the relay
+      // counts its fence from this renewal (keeping that revision, it would believe it holds the
+      // partition after another relay may take it).
       try {
         const entry = await this.kv.get(`${this.prefix}.${key}`)
-        if (entry?.operation !== 'PUT') return 'lost'
-        return entry.json<{ owner?: string }>().owner === this.owner ? entry.revision : 'lost'
+        if (entry?.operation !== 'PUT' || entry.json<{ owner?: string }>().owner !== this.owner) return 'lost'
+        return await this.kv.update(`${this.prefix}.${key}`, this.value(), entry.revision)
       } catch {
         return 'unknown'
       }

@@ -32,6 +32,8 @@ export type DiagnosticEvent =
   | { readonly type: 'held' | 'released'; readonly notification: Notification }
   /** a notification a backfill or poll recovered, given to the stream's subscriber (`readAt`: when history answered) */
   | { readonly type: 'recovered'; readonly notification: Notification; readonly source: 'backfill' | 'poll'; readonly readAt: number }
+  /** a resume stream's continuity changed (docs/guide/continuity.md); `instance` as in `backfill` (its end is `streamEnd`) */
+  | { readonly type: 'continuity'; readonly instance: object; readonly state: 'complete' | 'catching-up' | 'incomplete' }
   /** a verification found notifications the open socket never brought (docs/guide/continuity.md) */
   | { readonly type: 'silentLoss'; readonly protocol: string; readonly destination: string; readonly count: number }
   /** a resume stream's backfill (or poll) starts */

@@ -266,6 +266,8 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   #tell(reason: ContinuityReason | undefined, missingFrom: number | undefined): void {
     const c = continuity(INCOMPLETE.has(reason) ? 'incomplete' : reason ? 'catching-up' : 'complete', reason, missingFrom)
     this.#continuity = c
+    const d = this.#ctx.diagnostics
+    if (d?.active) d.emit({ type: 'continuity', instance: this, state: c.state })
     this.#out.continuity?.(c)
   }
 
