@@ -135,8 +135,10 @@ it.skipIf(!natsAvailable)('each node killed and restarted in turn under load (th
   expect(overlaps).toEqual([])
   for (const r of relays) {
     const text = await r.registry.metrics()
-    // No false reset, and no lease lost to an election (R3 buckets: two nodes of three always answer).
+    // No false reset. A lease may be fenced here: when the killed node led the buckets' streams, an
+    // election kept NATS from answering for 10–30 s on this machine kind (publish acks that long), past
+    // the fence; a renewal not confirmed in time must stop the relay, and what is asserted is what that
+    // protects: never two owners, every notification once, every account owned again.
     expect(text).not.toMatch(/^solver_relay_bucket_resets_total\{[^}]*\} [1-9]/m)
-    expect(text).toMatch(/^solver_relay_errors_total\{code="LEASE_LOST"\} 0$/m)
   }
 }, 240_000)
