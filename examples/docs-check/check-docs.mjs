@@ -88,6 +88,25 @@ for (const file of markdownFiles()) {
   for (const code of listed) if (!codes.has(code)) problems.push(`docs/guide/troubleshooting.md: the error table lists ${code}, which is not a ServiceErrorCode`)
 }
 
+// Every published package says where it lives, so "see the repository" and a README's relative links
+// lead somewhere from npm (npm resolves them against `repository` and its `directory`): the root's URL,
+// the package's folder, a homepage at its README (docs/guide/workspace.md, "Where a package says it lives").
+{
+  const url = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).repository?.url ?? ''
+  const web = url.replace(/^git\+/, '').replace(/\.git$/, '')
+  if (!/^https:\/\//.test(web)) problems.push(`package.json: repository.url must be the repository's https URL (git+https://….git), got ${JSON.stringify(url)}`)
+  for (const dir of readdirSync(join(root, 'packages'))) {
+    const file = join(root, 'packages', dir, 'package.json')
+    if (!existsSync(file)) continue
+    const pkg = JSON.parse(readFileSync(file, 'utf8'))
+    if (pkg.private) continue
+    const want = { repository: { type: 'git', url, directory: `packages/${dir}` }, homepage: `${web}/tree/main/packages/${dir}#readme`, bugs: { url: `${web}/issues` } }
+    for (const [field, value] of Object.entries(want)) {
+      if (JSON.stringify(pkg[field]) !== JSON.stringify(value)) problems.push(`packages/${dir}/package.json: ${field} must be ${JSON.stringify(value)}, got ${JSON.stringify(pkg[field])}`)
+    }
+  }
+}
+
 const strict = join(here, 'generated-strict')
 const where = new Map()
 for (const dir of [generated, strict]) {

@@ -1,14 +1,16 @@
 import type { Address, QuoteState } from '@solver-notifications/core'
 import { useNotificationsClient, useQuotes } from '@solver-notifications/react'
-import { amount, quoteCount, quoteLabel, time, waitForFill } from 'example-shared/timeline'
+import { amount, continuityBadge, quoteCount, quoteLabel, time, waitForFill } from 'example-shared/timeline'
 import { memo, useState } from 'react'
 
 export function QuoteBook(props: { account: Address | undefined; solverId: 'beta' | 'alpha' }) {
-  const { ready, quotes, error } = useQuotes({ account: props.account, solverId: props.solverId })
+  const { ready, quotes, error, continuity } = useQuotes({ account: props.account, solverId: props.solverId })
+  const badge = continuityBadge(continuity)
   return (
     <section>
       <h2>
-        Quotes <span className="muted" data-testid="quote-count">{ready ? quoteCount(quotes.length) : 'loading…'}</span>
+        Quotes <span className="muted" data-testid="quote-count">{ready ? quoteCount(quotes.length) : 'loading…'}</span>{' '}
+        <span data-testid="continuity" className={badge.className} title={badge.title}>{badge.label}</span>
       </h2>
       {error && <p className="badge type-failed">{error.code}: {error.message}</p>}
       {ready && quotes.length === 0 && <p className="muted">No quotes yet.</p>}

@@ -55,7 +55,7 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * The scenario every example app passes in a real browser: build it, start simulators, open the page,
- * see the quote book (one row per quote), a dropped connection go reconnecting → open, search and
+ * see the quote book (one row per quote) say synced, a dropped connection go reconnecting → open, search and
  * page, wait for a fill that only history confirms, reload, fit 390 px, switch solver, and save a
  * screenshot under the example's test-output.
  */
@@ -79,13 +79,16 @@ export async function runExampleInBrowser(root: string, check: (message: string,
     await row.getByTestId('entry').nth(2).waitFor()
     check('a quote is one row from its temporary id to its fill, with its transitions', (await page.locator('[data-testid^="quote-t"]').count()) === 1 && (await row.getByTestId('entry').count()) === 3)
     check('the row shows the quote status', (await row.getByTestId('quote-status').textContent()) === 'open')
+    await page.getByTestId('continuity').filter({ hasText: 'synced' }).waitFor()
+    check('the book says synced (complete)', (await page.getByTestId('continuity').getAttribute('title')) === 'complete')
 
     await sims.rasa.dropAll(1012)
     await page.getByTestId('status-log').filter({ hasText: /reconnecting.*open$/ }).waitFor()
     await waitUntil(() => sims.rasa.subscriptions().length >= 2)
     const second = await sims.rasa.instantOpen(DEMO_ACCOUNT)
     await page.getByTestId(`quote-t${second.tempQuoteId}`).getByText(`quote ${second.quoteId}`).waitFor()
-    check('a dropped connection shows reconnecting then live again', true)
+    await page.getByTestId('continuity').filter({ hasText: 'synced' }).waitFor()
+    check('a dropped connection shows reconnecting then live again, and the book synced again', true)
 
     for (let i = 0; i < 5; i++) await sims.rasa.instantOpen(DEMO_ACCOUNT)
     await page.getByRole('button', { name: 'Search' }).click()

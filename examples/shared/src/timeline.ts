@@ -1,4 +1,17 @@
-import { type Address, type Notification, type NotificationSearchResult, type NotificationsClient, type QuoteState, toNotification } from '@solver-notifications/core'
+import { type Address, type Continuity, type Notification, type NotificationSearchResult, type NotificationsClient, type QuoteState, toNotification } from '@solver-notifications/core'
+
+/**
+ * The badge a book shows for its continuity (docs/guide/continuity.md): `synced` (complete),
+ * `syncing` (catching up: a gap is being recovered) or `reload` (something may be missing for good:
+ * reload what the panel shows). `title` says why, for a tooltip.
+ */
+export function continuityBadge(c: Continuity | undefined): { label: 'synced' | 'syncing' | 'reload'; className: string; title: string } {
+  const state = c?.state ?? 'catching-up'
+  const title = c?.reason ? `${state}: ${c.reason}` : state
+  if (state === 'complete') return { label: 'synced', className: 'badge status-open', title }
+  if (state === 'catching-up') return { label: 'syncing', className: 'badge status-connecting', title }
+  return { label: 'reload', className: 'badge status-failed', title }
+}
 
 /** How a quote row names its quote: the on-chain id once anchored, the temporary id before. */
 export const quoteLabel = (q: QuoteState) => (q.quoteId !== null ? `quote ${q.quoteId}` : `temp ${q.tempQuoteId}`)

@@ -6,5 +6,5 @@ it('the Svelte example works in Chromium against the simulators', async () => {
   const checks: Array<[string, boolean]> = []
   await runExampleInBrowser(fileURLToPath(new URL('..', import.meta.url)), (message, ok) => checks.push([message, ok]))
   expect(checks).toEqual(checks.map(([message]) => [message, true]))
-  expect(checks).toHaveLength(11)
+  expect(checks).toHaveLength(12)
 })

@@ -166,5 +166,6 @@ export function quoteBooks<C extends NotificationsConfigInput>(
     }
   }),
     highWaterMark,
+    'book',
   )
 }

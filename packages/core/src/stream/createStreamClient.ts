@@ -17,7 +17,7 @@ import type { ResumeOptions } from './resume/resumeOptions.js'
 import type { StreamListener } from './resume/ResumeStream.js'
 import type { NotificationEvent, StatusEvent } from './NotificationEvent.js'
 import { type Continuity, liveContinuity } from '../transport/Continuity.js'
-import { type IterableObservable, StreamObservable, resolveHighWaterMark, withHighWaterMark } from './IterableObservable.js'
+import { type IterableObservable, StreamObservable, type StreamEnding, resolveHighWaterMark, withHighWaterMark } from './IterableObservable.js'
 
 /**
  * Which account of which solver a live stream follows; chain and solver default from the config.
@@ -242,26 +242,26 @@ export function createStreamClient<C extends NotificationsConfigInput>(
   const clientClosed = () => local.isClosed
   let inspectors = 0
 
-  const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions): IterableObservable<T> => {
+  const stream = <T>(params: StreamParams<C>, View: View<T>, streamOptions?: StreamOptions, ending?: StreamEnding): IterableObservable<T> => {
     assertAddress(params?.account)
     const account = params.account
     // Resolved once per call; the config hands out one object per solver, which keys the pool.
     const solver = config.getSolver({ chainId: params.chainId, solverId: params.solverId })
     const wanted = streamOptions?.resume
     const highWaterMark = resolveHighWaterMark(streamOptions?.highWaterMark, 'stream')
-    if (wanted === undefined || wanted === false) return withHighWaterMark(new PoolObservable(pool, solver, account, View), highWaterMark)
+    if (wanted === undefined || wanted === false) return withHighWaterMark(new PoolObservable(pool, solver, account, View), highWaterMark, ending)
     if (!resume) throw new ServiceError('INVALID_PARAMETERS', 'resume needs search: create the client with createNotificationsClient.')
     const view = (subscriber: Subscriber<T>) => {
       const listener = new View(subscriber, pool)
       listener.resumed = true
       return listener
     }
-    return withHighWaterMark(resume.observe({ wanted, solver, account, view, pool, transport: resolved, stats: stats as ClientStats, clientClosed }), highWaterMark)
+    return withHighWaterMark(resume.observe({ wanted, solver, account, view, pool, transport: resolved, stats: stats as ClientStats, clientClosed }), highWaterMark, ending)
   }
 
   const client: NotificationsStreamClient<C> = {
     config,
-    events: (params, streamOptions) => stream(params, EventsView, streamOptions),
+    events: (params, streamOptions) => stream(params, EventsView, streamOptions, 'event'),
     notifications: (params, streamOptions) => stream(params, NotificationsView, streamOptions),
     status: (params) => stream(params, StatusView).pipe(distinctUntilChanged()),
     inspect: (inspectOptions) => {

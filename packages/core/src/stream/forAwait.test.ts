@@ -1,7 +1,9 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { type Live, accounts, startLive } from '@solver-notifications/test-support'
 import { isServiceError } from '../errors/ServiceError.js'
 import type { Notification } from '../protocol/types.js'
+import type { QuoteBook } from '../quotes/QuoteState.js'
+import type { NotificationEvent } from './NotificationEvent.js'
 
 // `for await` over real sockets: the simulator publishes, a loop consumes, leaving it releases.
 
@@ -67,6 +69,75 @@ it.each(['alpha', 'beta'] as const)('solver %s: a consumer slower than highWater
   expect(live.client.stats().subscriptions).toBe(0)
   // The error is thrown once; the iterator is done after it.
   expect(await iterator.next()).toEqual({ value: undefined, done: true })
+})
+
+it.each(['alpha', 'beta'] as const)('solver %s: an events loop slower than highWaterMark: every event received, then one continuity event incomplete slow-consumer, then SLOW_CONSUMER', async (solverId) => {
+  const sim = solverId === 'alpha' ? live.enigma : live.rasa
+  const iterator = live.client.events({ account: A, solverId }, { highWaterMark: 3 })[Symbol.asyncIterator]()
+  const first = iterator.next() // subscribes
+  await sim.waitForSubscribers(A)
+  const before = Math.floor(Date.now() / 1000)
+  for (let i = 1; i <= 5; i++) await sim.publish(frame(i, `slow-event-${i}`))
+  const seen: NotificationEvent[] = [(await first).value as NotificationEvent]
+  let failure: unknown
+  try {
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) break
+      seen.push(next.value as NotificationEvent)
+    }
+  } catch (error) {
+    failure = error
+  }
+  const told = seen.map((e) => (e.type === 'notification' ? e.notification.id : e.type === 'continuity' ? `${e.continuity.state} ${e.continuity.reason ?? ''}` : e.type))
+  // The events of the open socket come first; the last item says the stream is gone.
+  expect(told.filter((t) => t?.startsWith('slow-event-'))).toEqual(told.filter((t) => t?.startsWith('slow-event-')).map((_, i) => `slow-event-${i + 1}`))
+  expect(told.at(-1)).toBe('incomplete slow-consumer')
+  expect(told.filter((t) => t === 'incomplete slow-consumer')).toHaveLength(1)
+  const last = seen.at(-1) as Extract<NotificationEvent, { type: 'continuity' }>
+  expect(last.continuity.missing!.from).toBeGreaterThanOrEqual(before)
+  expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it('a quote-book loop slower than highWaterMark: its last book is the latest one with continuity incomplete slow-consumer, then SLOW_CONSUMER', async () => {
+  const iterator = live.client.quotes({ account: A, solverId: 'beta' }, { highWaterMark: 2 })[Symbol.asyncIterator]()
+  const books: QuoteBook[] = []
+  let next = await iterator.next()
+  while (!next.done && !(next.value as QuoteBook).ready) {
+    books.push(next.value as QuoteBook)
+    next = await iterator.next()
+  }
+  books.push(next.value as QuoteBook)
+  // One quote per socket read (each received before the next is sent): each is a book of its own,
+  // and the loop reads none of them yet.
+  await live.rasa.waitForSubscribers(A)
+  const delivered = live.client.stats().frames.delivered
+  // Until the book is released for the slow loop (past two books buffered).
+  for (let i = 1; live.client.stats().subscriptions > 0; i++) {
+    expect(i).toBeLessThanOrEqual(3)
+    await live.rasa.publish(frame(i, `slow-book-${i}`))
+    await vi.waitUntil(() => live.client.stats().frames.delivered >= delivered + i || live.client.stats().subscriptions === 0)
+  }
+  let failure: unknown
+  try {
+    for (;;) {
+      next = await iterator.next()
+      if (next.done) break
+      books.push(next.value as QuoteBook)
+    }
+  } catch (error) {
+    failure = error
+  }
+  const last = books.at(-1)!
+  const before = books.at(-2)!
+  expect(last.continuity).toMatchObject({ state: 'incomplete', reason: 'slow-consumer' })
+  expect(books.filter((b) => b.continuity?.reason === 'slow-consumer')).toHaveLength(1)
+  // The same quotes as the last book received: only its continuity says the stream is gone.
+  expect(last.quotes.map((q) => q.key)).toEqual(before.quotes.map((q) => q.key))
+  expect(last.quotes.length).toBeGreaterThan(0)
+  expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
+  expect(live.client.stats().subscriptions).toBe(0)
 })
 
 it('quote books are for-await-able too', async () => {

@@ -1,5 +1,9 @@
 import type { Observable, Subscription } from 'rxjs'
 import type { ServiceError } from '../errors/ServiceError.js'
+import type { QuoteBook } from '../quotes/QuoteState.js'
+import type { Continuity } from '../transport/Continuity.js'
+import type { StreamEnding } from './IterableObservable.js'
+import type { NotificationEvent } from './NotificationEvent.js'
 
 type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }
 
@@ -7,10 +11,11 @@ type Waiter<T> = { resolve: (result: IteratorResult<T>) => void; reject: (error:
  * The async iterator of a stream (a lazy chunk: `ServiceError` is handed over, see
  * docs/architecture.md, "Lazy chunks"). It subscribes at the first `next()`; a consumer slower than
  * the stream is buffered up to `highWaterMark` items, past which the subscription is released: the
- * loop still gets every item received until then, in order, and then `SLOW_CONSUMER` is thrown (once:
- * the iterator is done after it). Concurrent `next()` calls are answered in call order.
+ * loop still gets every item received until then, in order, then (events and quote books) an item
+ * saying the stream is `incomplete` for good (`slow-consumer`), and then `SLOW_CONSUMER` is thrown
+ * (once: the iterator is done after it). Concurrent `next()` calls are answered in call order.
  */
-export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure: typeof ServiceError): AsyncIterator<T> {
+export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure: typeof ServiceError, ending?: StreamEnding): AsyncIterator<T> {
   const buffer: T[] = []
   let head = 0
   let ended = false
@@ -66,10 +71,12 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
           // The stream is released so nothing more piles up; what was received is still yielded, in
           // order, and only then the error is thrown (nothing is discarded).
           subscription?.unsubscribe()
+          const word = ending && lastWord(ending, buffer[buffer.length - 1])
+          if (word) buffer.push(word as T)
           finish(
             new Failure(
               'SLOW_CONSUMER',
-              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream; the stream was released so nothing piles up without bound. Handle items faster (hand slow work to a queue), or raise highWaterMark on the stream call.`,
+              `A for-await loop fell more than highWaterMark (${highWaterMark}) items behind its stream, which was released so nothing piles up. Handle items faster (hand slow work to a queue) or raise highWaterMark on the stream call.`,
             ),
           )
         }
@@ -100,4 +107,17 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
       return Promise.reject(error)
     },
   }
+}
+
+/**
+ * The last item of a stream released for a slow loop: what came after the release is missing from
+ * now on (docs/guide/continuity.md), said as the stream's items say continuity (a book: the last one
+ * received, with that continuity).
+ */
+function lastWord(ending: StreamEnding, last: unknown): NotificationEvent | QuoteBook | undefined {
+  // Built here, not with the main chunk's helper: importing it would split that module into a chunk of its own.
+  const now = Date.now()
+  const continuity: Continuity = Object.freeze({ state: 'incomplete', since: now, reason: 'slow-consumer', missing: { from: Math.floor(now / 1000) } })
+  const book = last as QuoteBook | undefined
+  return ending === 'event' ? Object.freeze({ type: 'continuity', continuity }) : book && Object.freeze({ ...book, continuity, quotes: book.quotes })
 }

@@ -15,14 +15,15 @@ import type { TransportStatusEvent } from '../transport/TransportEvent.js'
  * | `no-resume` | incomplete | a live-only stream's socket dropped: what was published meanwhile is gone |
  * | `truncated` | incomplete | a backfill stopped at `resume.maxBackfillRows` with rows left |
  * | `latest-state-only` | incomplete | history that keeps each quote's latest state (rasa) brought a state: the transitions before it are unknown |
+ * | `slow-consumer` | incomplete | a `for await` loop fell `highWaterMark` items behind: the stream was released (the loop's last item says so, then it throws `SLOW_CONSUMER`) |
  *
- * `no-resume`, `truncated` and `latest-state-only` stay for the stream's life: a new subscription
+ * `no-resume`, `truncated`, `latest-state-only` and `slow-consumer` stay for the stream's life: a new subscription
  * (after the app reloads what it shows) starts trusted again.
  *
  * @example
- * const label: Record<ContinuityReason, string> = { connecting: 'connecting', 'socket-down': 'offline', backfill: 'syncing', 'silent-loss': 'syncing', quiet: 'checking', 'history-unavailable': 'history down', closed: 'closed', 'no-resume': 'reload', truncated: 'reload', 'latest-state-only': 'reload' }
+ * const label: Record<ContinuityReason, string> = { connecting: 'connecting', 'socket-down': 'offline', backfill: 'syncing', 'silent-loss': 'syncing', quiet: 'checking', 'history-unavailable': 'history down', closed: 'closed', 'no-resume': 'reload', truncated: 'reload', 'latest-state-only': 'reload', 'slow-consumer': 'reload' }
  */
-export type ContinuityReason = 'connecting' | 'socket-down' | 'backfill' | 'silent-loss' | 'quiet' | 'history-unavailable' | 'closed' | 'no-resume' | 'truncated' | 'latest-state-only'
+export type ContinuityReason = 'connecting' | 'socket-down' | 'backfill' | 'silent-loss' | 'quiet' | 'history-unavailable' | 'closed' | 'no-resume' | 'truncated' | 'latest-state-only' | 'slow-consumer'
 
 /**
  * Whether what a stream delivered is whole, as one value (docs/guide/continuity.md): `complete`

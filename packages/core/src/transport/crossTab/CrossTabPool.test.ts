@@ -352,6 +352,36 @@ describe.each(['alpha', 'beta'] as const)('one history reader per stream key per
     for (const s of streams) expect(ids(s.values).filter((id) => missed.includes(id as string))).toEqual(missed)
   }, 20_000)
 
+  it("a follower's continuity follows the leader's socket: catching-up at the drop (no frame needed), then what its backfill brought (rasa: latest states only), as the leader's", async () => {
+    const sim = simOf()
+    const all = [openTab(), openTab()]
+    const streams = all.map((t) => record(t.events({ account: A, solverId }, { resume: { verify: false } })))
+    await sim.waitForSubscribers(A)
+    await until(() => all.every((t) => t.stats().crossTab?.tabs === 2), 'two tabs')
+    const said = (events: NotificationEvent[]) => events.flatMap((e) => (e.type === 'continuity' ? [`${e.continuity.state}${e.continuity.reason ? ` ${e.continuity.reason}` : ''}`] : []))
+    await until(() => streams.every((s) => said(s.values).at(-1) === 'complete'), 'both tabs complete')
+    expect(all.map((t) => t.stats().crossTab?.role).sort()).toEqual(['follower', 'leader'])
+    const before = streams.map((s) => said(s.values).length)
+    sim.refuseSockets()
+    await sim.dropAll(1012)
+    // Redials refused: nothing comes, yet both tabs say it.
+    await until(() => streams.every((s) => said(s.values).slice(before[streams.indexOf(s)]).includes('catching-up socket-down')), 'both tabs catching up')
+    for (const s of streams) expect(said(s.values).at(-1)).toBe('catching-up socket-down')
+    const missed = recoverable((await sim.instantOpen(A)).frames)
+    sim.refuseSockets(false)
+    // After the backfill: complete on enigma; a rasa notification stream cannot claim the transitions before a latest state.
+    const ended = solverId === 'alpha' ? 'complete' : 'incomplete latest-state-only'
+    await until(() => streams.every((s) => missed.every((id) => ids(s.values).includes(id)) && said(s.values).at(-1) === ended), 'both tabs to end the backfill with what was missed')
+    const after = streams.map((s, i) => said(s.values).slice(before[i]))
+    for (const values of after) {
+      expect(values[0]).toBe('catching-up socket-down')
+      expect(values.at(-1)).toBe(ended)
+      expect(values.filter((v) => v.startsWith('incomplete'))).toEqual(solverId === 'beta' ? [ended] : [])
+    }
+    // The follower said what the leader said.
+    expect(after[1]).toEqual(after[0])
+  }, 20_000)
+
   it('polling while sockets are refused: the leader reads for every tab (polls of the key share its reads)', async () => {
     const sim = simOf()
     sim.refuseSockets()
