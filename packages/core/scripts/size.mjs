@@ -76,7 +76,9 @@ async function measure(contents, { split = false } = {}) {
 // +0.43 and +0.43 more, quiet streams (resume.expectedEveryMs) +0.17 and +0.18, and the diagnostics
 // event of a stream's continuity (for OpenTelemetry's streams by state) +0.03: a feature, its guards follow.
 // A for-await loop released for SLOW_CONSUMER told by a last item (incomplete slow-consumer): +0.17
-// all-in-one, in the lazy iterator chunk only (+0.03 live-only, +0.02 everything initial).
+// all-in-one, in the lazy iterator chunk only (+0.03 live-only, +0.02 everything initial). The last raw
+// timers of transport/ (the logger's summary, the lifecycle's sleep check) through the clock module's
+// backgroundTimer, so an architecture test can say there are none (issue 58): +0.01 live, +0.04 initial.
 const LAZY_BUDGET = 5.75
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
@@ -86,7 +88,7 @@ const budgets = [
   { id: 'B6c', name: 'search only (createConfig, searchNotifications), initial', contents: use('createConfig, searchNotifications'), budget: 18, split: true },
   // What an app that imports everything downloads up front; cross-tab, quote state, waitFor and the
   // history gate are chunks its bundler keeps apart, fetched only when first used.
-  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.35, target: 38, split: true, listLazy: true },
+  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.4, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
   { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.25, target: 43 },
 ]

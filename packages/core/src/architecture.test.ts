@@ -178,3 +178,11 @@ it('a lazy chunk imports nothing at run time that the code every app loads impor
   }
   expect(wrong).toEqual([])
 })
+
+it('one clock: no raw setTimeout or setInterval in transport/ or stream/ — every timer goes through Timers (counted in stats().timers) or, for what belongs to no stream, backgroundTimer', () => {
+  const raw = sources(src)
+    .map((file) => relative(src, file))
+    .filter((file) => /^(transport|stream)\//.test(file) && file !== 'transport/Timers.ts')
+    .filter((file) => /\b(setTimeout|setInterval)\s*\(/.test(readFileSync(join(src, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+  expect(raw).toEqual([])
+})

@@ -1,6 +1,5 @@
 import type { Observable, Subscription } from 'rxjs'
 import type { ServiceError } from '../errors/ServiceError.js'
-import type { QuoteBook } from '../quotes/QuoteState.js'
 import type { Continuity } from '../transport/Continuity.js'
 import type { StreamEnding } from './IterableObservable.js'
 import type { NotificationEvent } from './NotificationEvent.js'
@@ -114,10 +113,11 @@ export function iterate<T>(source: Observable<T>, highWaterMark: number, Failure
  * now on (docs/guide/continuity.md), said as the stream's items say continuity (a book: the last one
  * received, with that continuity).
  */
-function lastWord(ending: StreamEnding, last: unknown): NotificationEvent | QuoteBook | undefined {
+function lastWord(ending: StreamEnding, last: unknown): NotificationEvent | object | undefined {
   // Built here, not with the main chunk's helper: importing it would split that module into a chunk of its own.
   const now = Date.now()
   const continuity: Continuity = Object.freeze({ state: 'incomplete', since: now, reason: 'slow-consumer', missing: { from: Math.floor(now / 1000) } })
-  const book = last as QuoteBook | undefined
+  // A quote book (quotes/ sits above stream/: only its shape is known here); `quotes` is a getter.
+  const book = last as { readonly quotes: readonly unknown[] } | undefined
   return ending === 'event' ? Object.freeze({ type: 'continuity', continuity }) : book && Object.freeze({ ...book, continuity, quotes: book.quotes })
 }

@@ -1,4 +1,5 @@
 import type { Logger } from './Logger.js'
+import { backgroundTimer } from './Timers.js'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -40,12 +41,12 @@ export function safeLogger(logger: Logger | undefined): SafeLogger | undefined {
       }
     }
   }
-  const windows = new Map<string, { since: number; more: number; level: Level; message: string; fields: Record<string, unknown>; timer: ReturnType<typeof setTimeout> }>()
+  const windows = new Map<string, { since: number; more: number; level: Level; message: string; fields: Record<string, unknown>; cancel: () => void }>()
   const flush = (key: string) => {
     const w = windows.get(key)
     windows.delete(key)
     if (!w) return
-    clearTimeout(w.timer)
+    w.cancel()
     if (w.more === 0) return
     const seconds = ((Date.now() - w.since) / 1000).toFixed(1)
     call(w.level, `${w.message}: ${w.more.toLocaleString('en-US')} more, last ${seconds} s`, { ...w.fields, repeated: w.more })
@@ -62,10 +63,8 @@ export function safeLogger(logger: Logger | undefined): SafeLogger | undefined {
         return
       }
       call(level, message, fields)
-      // A plain timer, unref'd: it never keeps a process alive nor shows among the client's timers.
-      const timer = setTimeout(() => flush(key), REPEAT_WINDOW_MS)
-      ;(timer as { unref?: () => void }).unref?.()
-      windows.set(key, { since: Date.now(), more: 0, level, message, fields, timer })
+      // Outside the client's timers: it never keeps a process alive nor shows among them.
+      windows.set(key, { since: Date.now(), more: 0, level, message, fields, cancel: backgroundTimer(() => flush(key), REPEAT_WINDOW_MS) })
     },
   }
 }

@@ -36,3 +36,15 @@ export class Timers {
     return this.#live.size
   }
 }
+
+/**
+ * A timer outside every client's count (docs/architecture.md, "One clock"): unref'd where the host can
+ * (it never keeps a process alive) and not in `stats().timers`, for what belongs to no stream: the
+ * logger's summary of repeated lines and the browser lifecycle's sleep check. With {@link Timers}, the
+ * only place transport/ and stream/ set a timer (an architecture test says so). Returns its cancel.
+ */
+export function backgroundTimer(fn: () => void, ms: number): () => void {
+  const handle = setTimeout(fn, ms)
+  ;(handle as { unref?: () => void }).unref?.()
+  return () => clearTimeout(handle)
+}

@@ -1,4 +1,5 @@
 import type { Lifecycle, LifecycleEvent } from './Lifecycle.js'
+import { backgroundTimer } from './Timers.js'
 
 interface BrowserGlobals {
   addEventListener?: (type: string, listener: (event: unknown) => void) => void
@@ -38,18 +39,19 @@ export function browserLifecycle(options: { driftCheckMs?: number; driftToleranc
         [doc, 'resume', emit('wake')],
       ]
       for (const [target, type, handler] of handlers) target?.addEventListener?.(type, handler)
-      // Timers stop while a machine sleeps: one that fires far later than set means it slept.
+      // Timers stop while a machine sleeps: one that fires far later than set means it slept (the wall
+      // clock, which a sleep moves on, where a monotonic one may not).
       let last = Date.now()
-      let timer: ReturnType<typeof setTimeout> | undefined
+      let cancel: () => void
       const tick = () => {
         const now = Date.now()
         if (now - last > checkMs + toleranceMs) listener('wake')
         last = now
-        timer = setTimeout(tick, checkMs)
+        cancel = backgroundTimer(tick, checkMs)
       }
-      timer = setTimeout(tick, checkMs)
+      cancel = backgroundTimer(tick, checkMs)
       return () => {
-        clearTimeout(timer)
+        cancel()
         for (const [target, type, handler] of handlers) target?.removeEventListener?.(type, handler)
       }
     },
