@@ -79,6 +79,8 @@ async function measure(contents, { split = false } = {}) {
 // all-in-one, in the lazy iterator chunk only (+0.03 live-only, +0.02 everything initial). The last raw
 // timers of transport/ (the logger's summary, the lifecycle's sleep check) through the clock module's
 // backgroundTimer, so an architecture test can say there are none (issue 58): +0.01 live, +0.04 initial.
+// A loop that keeps up is no slow consumer (the mark looked at once a burst is over, and again while the
+// loop gets closer; a backfill's 248 rows into a mark of 100 threw it): +0.06 all-in-one, lazy chunk only.
 const LAZY_BUDGET = 5.75
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
@@ -90,7 +92,7 @@ const budgets = [
   // history gate are chunks its bundler keeps apart, fetched only when first used.
   { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.4, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.25, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.35, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

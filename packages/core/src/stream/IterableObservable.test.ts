@@ -100,12 +100,72 @@ describe('during next()', () => {
     expect(await Promise.all(calls)).toEqual([{ value: 1, done: false }, done])
   })
 
+  it('a burst past highWaterMark that the loop takes before the next task (a backfill merged in one go) is no slow consumer', async () => {
+    const s = source(2)
+    const got: number[] = []
+    const loop = (async () => {
+      for (;;) {
+        const next = await s.iterator.next()
+        if (next.done) return
+        got.push(next.value)
+        if (got.length === 10) return
+      }
+    })()
+    await subscribed(s)
+    for (let i = 1; i <= 9; i++) s.subject.next(i) // 8 buffered at once, past the mark of 2
+    // Past the check of the mark (armed at the crossing, a task later): still subscribed, nothing thrown.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(s.subscriptions).toBe(1)
+    s.subject.next(10)
+    await loop
+    expect(got).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+  })
+
+  it('a loop that takes one item a task works through a burst past the mark (it gets closer every task); a stream that outruns it is released', async () => {
+    const s = source(2)
+    const got: number[] = []
+    let failure: unknown
+    const loop = (async () => {
+      try {
+        for (;;) {
+          const next = await s.iterator.next()
+          if (next.done) return
+          got.push(next.value)
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      } catch (error) {
+        failure = error
+      }
+    })()
+    await subscribed(s)
+    for (let i = 1; i <= 20; i++) s.subject.next(i)
+    await vi.waitUntil(() => got.length === 20)
+    expect(s.subscriptions).toBe(1)
+    expect(failure).toBeUndefined()
+    // Now faster than the loop: three items a turn of the event loop where it takes one, until released.
+    let i = 20
+    await new Promise<void>((resolve) => {
+      const flood = () => {
+        for (let k = 0; k < 3; k++) s.subject.next(++i)
+        if (s.subscriptions === 0) resolve()
+        else setImmediate(flood)
+      }
+      flood()
+    })
+    await loop
+    expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
+    // Everything received before the release, in order, nothing twice.
+    expect(got).toEqual(Array.from({ length: got.length }, (_, k) => k + 1))
+  })
+
   it('concurrent next() calls past highWaterMark: buffered items first, then SLOW_CONSUMER once, then done', async () => {
     const s = source(2)
     const first = s.iterator.next()
     await subscribed(s)
     for (let i = 1; i <= 4; i++) s.subject.next(i) // 1 to the waiting next(), 2..3 buffered, 4 crosses the mark
-    expect(s.subscriptions).toBe(0)
+    // Checked once the burst's task is over: still subscribed now, released then (nobody took anything).
+    expect(s.subscriptions).toBe(1)
+    await vi.waitUntil(() => s.subscriptions === 0)
     expect(await first).toEqual({ value: 1, done: false })
     const results = await Promise.allSettled([s.iterator.next(), s.iterator.next(), s.iterator.next(), s.iterator.next(), s.iterator.next()])
     expect(results.slice(0, 3)).toEqual([2, 3, 4].map((value) => ({ status: 'fulfilled', value: { value, done: false } })))

@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs'
 import { ServiceError } from '../errors/ServiceError.js'
+import { backgroundTimer } from '../transport/Timers.js'
 import { describe } from '../utils/address.js'
 
 /**
@@ -64,7 +65,7 @@ function lazyIterator<T>(source: Observable<T>, highWaterMark: number, ending: S
   const done = () => Promise.resolve({ value: undefined, done: true } as IteratorResult<T>)
   const load = () =>
     (inner ??= import('./iterate.js').then(
-      ({ iterate }) => iterate(source, highWaterMark, ServiceError, ending),
+      ({ iterate }) => iterate(source, highWaterMark, ServiceError, backgroundTimer, ending),
       (cause: unknown) => Promise.reject(new ServiceError('NETWORK', `for await could not load its code (${String(cause)}): check the network.`, { cause })),
     ))
   return {

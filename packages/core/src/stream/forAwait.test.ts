@@ -48,8 +48,10 @@ it.each(['alpha', 'beta'] as const)('solver %s: a consumer slower than highWater
   const iterator = live.client.notifications({ account: A, solverId }, { highWaterMark: 3 })[Symbol.asyncIterator]()
   const first = iterator.next() // subscribes
   await sim.waitForSubscribers(A)
-  // slow-1 goes to the waiting next(); slow-2..4 fill the buffer to its mark; slow-5 crosses it.
+  // slow-1 goes to the waiting next(); slow-2..4 fill the buffer to its mark; slow-5 crosses it, and
+  // with nobody reading the stream is released (the mark is checked once that socket read is over).
   for (let i = 1; i <= 5; i++) await sim.publish(frame(i, `slow-${i}`))
+  await vi.waitUntil(() => live.client.stats().subscriptions === 0)
   expect(((await first).value as Notification).id).toBe('slow-1')
   const seen: string[] = []
   let failure: unknown
@@ -78,6 +80,7 @@ it.each(['alpha', 'beta'] as const)('solver %s: an events loop slower than highW
   await sim.waitForSubscribers(A)
   const before = Math.floor(Date.now() / 1000)
   for (let i = 1; i <= 5; i++) await sim.publish(frame(i, `slow-event-${i}`))
+  await vi.waitUntil(() => live.client.stats().subscriptions === 0)
   const seen: NotificationEvent[] = [(await first).value as NotificationEvent]
   let failure: unknown
   try {
@@ -137,6 +140,22 @@ it('a quote-book loop slower than highWaterMark: its last book is the latest one
   expect(last.quotes.map((q) => q.key)).toEqual(before.quotes.map((q) => q.key))
   expect(last.quotes.length).toBeGreaterThan(0)
   expect(isServiceError(failure) && failure.code).toBe('SLOW_CONSUMER')
+  expect(live.client.stats().subscriptions).toBe(0)
+})
+
+it.each(['alpha', 'beta'] as const)("solver %s: a loop that keeps up is not thrown SLOW_CONSUMER by a backfill's own burst (248 history rows into highWaterMark 100)", async (solverId) => {
+  const sim = solverId === 'alpha' ? live.enigma : live.rasa
+  const base = Math.floor(Date.now() / 1000) - 500
+  for (let i = 0; i < 248; i++) {
+    await sim.publish({ id: `burst-${i}`, quote_id: 2000 + i, temp_quote_id: -(2000 + i), modify_time: base + i, counterparty_address: A, last_seen_action: 'InstantRFQ', action_status: 'success' }, { live: false })
+  }
+  const got: string[] = []
+  // 0 ms per item: the loop takes each item as soon as it is there.
+  for await (const n of live.client.notifications({ account: A, solverId }, { resume: { since: base }, highWaterMark: 100 })) {
+    got.push(n.id!)
+    if (got.length === 248) break
+  }
+  expect(got).toEqual(Array.from({ length: 248 }, (_, i) => `burst-${i}`))
   expect(live.client.stats().subscriptions).toBe(0)
 })
 
