@@ -9,8 +9,6 @@ import { DedupeWindow, type Verdict } from './DedupeWindow.js'
 export interface HoldbackHost {
   emit(n: Notification): void
   report(error: ServiceError): void
-  /** a notification with a plausible `modify_time` is going out (the stream's watermark may move) */
-  delivered(modifyTime: number): void
   readonly settings: { readonly dedupeWindow: number; readonly maxHeldFrames: number }
   readonly stats: ClientStats
   /** the subscriber let go (possibly from inside a delivery): nothing more goes out */
@@ -23,7 +21,8 @@ export interface HoldbackHost {
  * What a resume stream delivers, and when: live frames held while history is read (bounded: at the cap
  * they go out in order), every notification once (a de-duplication window), transitions of a quote in
  * `modify_time` order. The watermark (the newest plausible `modify_time` delivered) is the stream's:
- * each plausible delivery is told to it, and it says when de-duplication may forget.
+ * what delivers returns the newest plausible time it delivered (it calls nothing back: the stream
+ * reduces that once, after), and the stream says when de-duplication may forget.
  */
 export class Holdback {
   #held: Notification[] | undefined
@@ -87,12 +86,12 @@ export class Holdback {
     return oldest
   }
 
-  /** A live frame: delivered now, or held (at the cap, what is held goes out in order, so memory stays bounded). */
-  push(n: Notification): void {
-    if (!this.#held) {
-      this.#deliver(n)
-      return
-    }
+  /**
+   * A live frame: delivered now, or held (at the cap, what is held goes out in order, so memory stays
+   * bounded). Returns the newest plausible `modify_time` it delivered, if any.
+   */
+  push(n: Notification): number | undefined {
+    if (!this.#held) return this.#deliver(n) === 'new' ? timeOf(n) : undefined
     this.#held.push(n)
     const d = this.#host.diagnostics
     if (d?.active) d.emit({ type: 'held', notification: n })
@@ -101,17 +100,18 @@ export class Holdback {
       this.#held = []
       if (this.#splitAt !== undefined) this.#splitAt = 0
       this.#carried = undefined
-      this.#deliverAll(held)
+      return this.#deliverAll(held)
     }
+    return undefined
   }
 
-  /** Delivers what is held, in order, and stops holding. */
-  release(): void {
+  /** Delivers what is held, in order, and stops holding; returns the newest plausible `modify_time` delivered. */
+  release(): number | undefined {
     const held = this.#held
     this.#held = undefined
     this.#splitAt = undefined
     this.#carried = undefined
-    if (held) this.#deliverAll(held)
+    return held ? this.#deliverAll(held) : undefined
   }
 
   /** Drops what is held without delivering it (the stream ended). */
@@ -127,8 +127,9 @@ export class Holdback {
   /**
    * Delivers what is held together with what history had, sorted by `modify_time`, each once; held
    * live frames go first on equal times, so what both sides had counts as live, not recovered.
+   * `newest`: the newest plausible `modify_time` delivered.
    */
-  merge(fromHistory: Notification[], onRecovered?: (n: Notification) => void): { recovered: number; stale: number } {
+  merge(fromHistory: Notification[], onRecovered?: (n: Notification) => void): { recovered: number; stale: number; newest: number | undefined } {
     const history = new Set(fromHistory)
     for (const n of this.#carried ?? []) history.add(n)
     this.#carried = undefined
@@ -154,35 +155,39 @@ export class Holdback {
     }
     let recovered = 0
     let stale = 0
-    this.#deliverAll(ready, (n, verdict) => {
+    const newest = this.#deliverAll(ready, (n, verdict) => {
       if (!history.has(n)) return
       if (verdict === 'new') {
         recovered++
         onRecovered?.(n)
       } else if (verdict === 'stale') stale++
     })
-    return { recovered, stale }
+    return { recovered, stale, newest }
   }
 
   /**
    * Delivers `list` in `modify_time` order. When the subscriber lets go inside a delivery (a `take(n)`,
    * a `for await` that stops), what is left stays held undelivered, so the position written at the end
-   * is not past it (docs/guide/resume.md, "Checkpoints").
+   * is not past it (docs/guide/resume.md, "Checkpoints"). Returns the newest plausible `modify_time` delivered.
    */
-  #deliverAll(list: Notification[], counted?: (n: Notification, verdict: Verdict) => void): void {
+  #deliverAll(list: Notification[], counted?: (n: Notification, verdict: Verdict) => void): number | undefined {
     const sorted = sortByTime(list)
+    let newest: number | undefined
     for (let i = 0; i < sorted.length; i++) {
       if (this.#host.stopped) {
         ;(this.#held ??= []).push(...sorted.slice(i))
-        return
+        break
       }
       const n = sorted[i]!
       const verdict = this.#deliver(n)
+      const t = verdict === 'new' ? timeOf(n) : undefined
+      if (t !== undefined && (newest === undefined || t > newest)) newest = t
       counted?.(n, verdict)
     }
+    return newest
   }
 
-  /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict. */
+  /** Delivers `n` unless it is a duplicate or a history row older than its quote's last delivery; returns the verdict ('new': it went out). */
   #deliver(n: Notification): Verdict {
     const d = this.#host.diagnostics
     // A live frame leaves the pipeline now (delivered, or dropped as a duplicate): its delivery ends here if it was held.
@@ -199,7 +204,6 @@ export class Holdback {
       return verdict
     }
     if (seen.remember(n, plausible)) this.#host.stats.frames.idReused++
-    if (plausible) this.#host.delivered(n.modifyTime)
     this.#host.emit(n)
     if (!plausible && n.modifyTime !== null) {
       this.#host.report(
@@ -211,6 +215,11 @@ export class Holdback {
     }
     return verdict
   }
+}
+
+/** A notification's `modify_time` when plausible (what moves a watermark), else undefined. */
+function timeOf(n: Notification): number | undefined {
+  return isPlausibleTime(n.modifyTime) ? n.modifyTime : undefined
 }
 
 /** Seconds kept below the oldest possible backfill start: rows at a page's boundary second still match. */

@@ -64,9 +64,9 @@ it('applies the events its effects raise after those effects (no reduction insid
   stream.notification(note(2, T + 6))
   answer({ notifications: [note(3, T + 3, 'backfill'), note(4, T + 4, 'backfill')], truncated: undefined, foreign: 0, overlong: 0 })
   await vi.advanceTimersByTimeAsync(0)
-  // Four deliveries in one merge: each was made before any of their 'delivered' events was reduced.
+  // Four deliveries in one merge, made before their watermark was reduced: once, for the newest of them.
   expect(delivered).toEqual(['3:backfilled', '4:backfilled', '5:backfilled', '6:backfilled'])
-  expect(reductions.events.slice(-5)).toEqual(['backfilled', 'delivered', 'delivered', 'delivered', 'delivered'])
+  expect(reductions.events.slice(-2)).toEqual(['backfilled', 'delivered'])
   // Held frames released by a close, then the checkpoint, written after their deliveries were reduced:
   // the gap the aborted backfill was for is still open, so it is the gap's start and not the released frame.
   stream.event({ type: 'status', status: 'reconnecting', attempt: 1 })
@@ -75,4 +75,30 @@ it('applies the events its effects raise after those effects (no reduction insid
   stream.event({ type: 'status', status: 'closed', attempt: 1 })
   expect(delivered.at(-1)).toBe('9:status')
   expect(store.entries().get(key)).toBe(T + 6)
+})
+
+it('one reduction per live frame at most: a frame that moves the watermark is reduced once (its watermark), a held or repeated one not at all', async () => {
+  const got: string[] = []
+  const stream = new ResumeStream(
+    { notification: (n) => got.push(n.id!), event: () => {}, complete: () => {} },
+    {
+      fetch: () => Promise.resolve({ notifications: [], truncated: undefined, foreign: 0, overlong: 0 }),
+      timers: new Timers(),
+      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
+      random: () => 1,
+      stats: { ...createClientStats(), timers: 0 } as ClientStats,
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
+    },
+    account,
+    { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined },
+  )
+  stream.start(undefined)
+  stream.event({ type: 'status', status: 'open', attempt: 0 })
+  await vi.advanceTimersByTimeAsync(0) // the first open's backfill, empty
+  reductions.events.length = 0
+  for (let i = 1; i <= 100; i++) stream.notification(note(i, T + i))
+  stream.notification(note(100, T + 100)) // the same again: dropped, nothing to reduce
+  expect(got).toHaveLength(100)
+  expect(reductions.events).toEqual(Array.from({ length: 100 }, () => 'delivered'))
+  stream.dispose()
 })

@@ -76,6 +76,9 @@ interface StreamWork {
   unsettled?: Set<number> | undefined
 }
 
+/** What the stream dispatches: the reducer's events, and live frames (pushed to the holdback without a reduction). */
+type StreamEvent = ResumeEvent | { readonly type: 'frame'; readonly notification: Notification }
+
 const APPLYING = 1
 const WRITE_DUE = 2
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -98,7 +101,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   /** APPLYING: a dispatch runs its effects (events raised now wait in {@link raised}); WRITE_DUE: a checkpoint write waits for them */
   #dispatching = 0
   /** events raised by effects, applied in order after them (made at the first one) */
-  #raised: ResumeEvent[] | undefined
+  #raised: StreamEvent[] | undefined
   /**
    * What a stream has only while it works: the running backfill, armed timers, quotes mid-transition.
    * Made at the first of them (an idle stream, thousands of them on a relay, holds none).
@@ -151,6 +154,17 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
   notification(notification: Notification): void {
     this.#heard++
     this.#dispatch({ type: 'frame', notification })
+  }
+
+  /**
+   * Notifications went out through an effect (the holdback returns the newest plausible time it
+   * delivered): the watermark's event goes before whatever their subscriber raised meanwhile (`at`: the
+   * queue's length when the effect began), so a release inside the delivery writes a position that
+   * counts them.
+   */
+  #delivered(newest: number | undefined, at: number): void {
+    if (newest === undefined || newest <= this.#state.watermark) return
+    ;(this.#raised ??= []).splice(at, 0, { type: 'delivered', modifyTime: newest })
   }
 
   /**
@@ -220,7 +234,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
    * their own (a delivery moves the watermark, a checkpoint read synchronously): those wait in a queue
    * until every effect of the event before them ran, so no reduction starts inside another one.
    */
-  #dispatch(event: ResumeEvent): void {
+  #dispatch(event: StreamEvent): void {
     if (this.#dispatching !== 0) {
       ;(this.#raised ??= []).push(event)
       return
@@ -239,7 +253,12 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     }
   }
 
-  #apply(event: ResumeEvent): void {
+  #apply(event: StreamEvent): void {
+    if (event.type === 'frame') {
+      // The hot path, no reduction: delivered now or held; the watermark it moves is one (see 'delivered').
+      if (this.#state.phase !== 'disposed') this.#delivered(this.#holdback.push(event.notification), this.#raised?.length ?? 0)
+      return
+    }
     const was = this.#state
     const { state, effects } = reduceResume(was, event)
     this.#state = state
@@ -276,15 +295,14 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const ctx = this.#ctx
     const holdback = this.#holdback
     switch (effect.type) {
-      case 'push':
-        if (event.type === 'frame') holdback.push(event.notification)
-        return
       case 'hold':
         holdback.hold()
         return
-      case 'release':
-        holdback.release()
+      case 'release': {
+        const at = this.#raised?.length ?? 0
+        this.#delivered(holdback.release(), at)
         return
+      }
       case 'split':
         holdback.split()
         return
@@ -295,7 +313,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         if (event.type !== 'backfilled') return
         const d = ctx.diagnostics
         const run = d?.active ? running.get(this) : undefined
-        const { recovered, stale } = holdback.merge(event.result.notifications, run && ((n) => d!.emit({ type: 'recovered', notification: n, source: run.poll ? 'poll' : 'backfill', readAt: run.readAt })))
+        const at = this.#raised?.length ?? 0
+        const { recovered, stale, newest } = holdback.merge(event.result.notifications, run && ((n) => d!.emit({ type: 'recovered', notification: n, source: run.poll ? 'poll' : 'backfill', readAt: run.readAt })))
+        this.#delivered(newest, at)
         ctx.stats.backfills.recovered += recovered
         ctx.stats.backfills.foreign += event.result.foreign
         this.#reportBackfill(event.since, event.result, recovered, stale)
@@ -495,11 +515,6 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.#ctx.diagnostics?.emit({ type: 'backfill', phase: 'end', id: run.id, outcome, rows: result?.rows ?? 0, pages: result?.pages ?? 0, recovered, whole: s.gapFrom === undefined && s.nextGap === undefined && s.status.status === 'open', errorCode })
   }
 
-
-  /** For the holdback: a notification with a plausible time went out; the watermark may move. */
-  delivered(modifyTime: number): void {
-    this.#dispatch({ type: 'delivered', modifyTime })
-  }
 
   /** The position a resume would be complete from (see {@link positionOf}). */
   #position(): number | undefined {

@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { normalizeNotification } from '../../protocol/normalizeNotification.js'
 import type { BackfillResult } from '../../search/backfill.js'
 import { type ResumeConfig, type ResumeEffect, type ResumeEvent, type ResumeState, floorOf, initialResumeState, isArmed, positionOf, reduceResume } from './resumeReducer.js'
 
@@ -32,7 +31,6 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
-const frame = normalizeNotification({ quote_id: 1, modify_time: T }, { protocol: 'rasa', chainId: 1, solverId: 's', account: '0xAbC0000000000000000000000000000000000001' })
 const rows = (truncated: boolean): BackfillResult => ({ notifications: [], truncated: truncated ? { left: 1 } : undefined, foreign: 0, overlong: 0 })
 const types = (effects: readonly ResumeEffect[]) => effects.map((e) => e.type)
 
@@ -86,7 +84,7 @@ describe('reduceResume', () => {
   it('disposed is terminal: every event after it leaves the state as it is and does nothing', () => {
     const disposed = replay(initialResumeState(config, T, T * 1000), [status('open'), { type: 'dispose' }]).state
     expect(disposed.phase).toBe('disposed')
-    for (const event of [status('open'), { type: 'frame', notification: frame } as const, { type: 'start', since: undefined } as const, { type: 'delivered', modifyTime: T + 9 } as const, { type: 'complete' } as const]) {
+    for (const event of [status('open'), { type: 'start', since: undefined } as const, { type: 'delivered', modifyTime: T + 9 } as const, { type: 'complete' } as const]) {
       const next = reduceResume(disposed, event)
       expect(next.state).toBe(disposed)
       expect(next.effects).toEqual([])
@@ -102,7 +100,7 @@ describe('reduceResume', () => {
 })
 
 const event: fc.Arbitrary<ResumeEvent> = fc.oneof(
-  fc.constantFrom<ResumeEvent>({ type: 'frame', notification: frame }, { type: 'retry' }, { type: 'sweep' }, { type: 'complete' }, { type: 'dispose' }),
+  fc.constantFrom<ResumeEvent>({ type: 'retry' }, { type: 'sweep' }, { type: 'complete' }, { type: 'dispose' }),
   fc.record({
     type: fc.constant('status' as const),
     event: fc.record({

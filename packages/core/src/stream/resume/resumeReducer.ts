@@ -1,6 +1,5 @@
 import { backoffDelay } from '../../transport/backoffDelay.js'
 import type { TransportStatusEvent } from '../../transport/TransportEvent.js'
-import type { Notification } from '../../protocol/types.js'
 import type { BackfillResult } from '../../search/backfill.js'
 import type { ResumeSettings } from './resumeOptions.js'
 
@@ -73,8 +72,11 @@ export interface ResumeState {
 export type ResumeEvent =
   /** the stream is in the pool; `since` is where its options said to resume from */
   | { readonly type: 'start'; readonly since: number | undefined }
-  /** a live frame (the reducer never reads it: the `push` effect hands it to the holdback) */
-  | { readonly type: 'frame'; readonly notification: Notification }
+  /**
+   * notifications went out (a live frame, a release, a merge): the newest plausible `modify_time` of
+   * them. A live frame itself is no event: it changes nothing the stream decides from, so it goes to
+   * the holdback without a reduction, and only the watermark it moves is reduced (one run per frame).
+   */
   | { readonly type: 'delivered'; readonly modifyTime: number }
   | { readonly type: 'status'; readonly event: TransportStatusEvent; readonly oldestHeld: number | undefined; readonly now: number; readonly unsettled: boolean }
   | { readonly type: 'checkpoint'; readonly since: number | undefined }
@@ -97,8 +99,6 @@ export type ResumeEvent =
 
 /** What the stream does about an event, in order. */
 export type ResumeEffect =
-  /** a live frame: delivered now, or held while the stream holds */
-  | { readonly type: 'push' }
   /** live frames wait from now on */
   | { readonly type: 'hold' }
   /** what is held goes out, in order, and live frames flow again */
@@ -155,7 +155,6 @@ export function pollInterval(s: ResumeState, unsettled: boolean): number | undef
 const CONNECTING: TransportStatusEvent = Object.freeze({ type: 'status', status: 'connecting', attempt: 0 })
 
 const NONE: readonly ResumeEffect[] = []
-const PUSH: readonly ResumeEffect[] = [{ type: 'push' }]
 const HOLD: ResumeEffect = { type: 'hold' }
 const RELEASE: ResumeEffect = { type: 'release' }
 const SCHEDULE: ResumeEffect = { type: 'schedule-checkpoint' }
@@ -226,8 +225,6 @@ function copy(s: ResumeState): Draft {
  */
 export function reduceResume(state: ResumeState, event: ResumeEvent): { state: ResumeState; effects: readonly ResumeEffect[] } {
   if (state.phase === 'disposed') return { state, effects: NONE }
-  // The hot path: a live frame changes nothing the stream decides from.
-  if (event.type === 'frame') return { state, effects: PUSH }
   if (event.type === 'delivered' && event.modifyTime <= state.watermark) return { state, effects: NONE }
   const s = copy(state)
   const fx: ResumeEffect[] = []
@@ -235,7 +232,7 @@ export function reduceResume(state: ResumeState, event: ResumeEvent): { state: R
   return { state: s, effects: fx }
 }
 
-function step(s: Draft, event: Exclude<ResumeEvent, { type: 'frame' }>, fx: ResumeEffect[]): void {
+function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
   const { config } = s
   switch (event.type) {
     case 'start':
