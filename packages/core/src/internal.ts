@@ -4,3 +4,4 @@
  */
 export { isPlausiblePosition, isPlausibleTime } from './utils/plausibleTime.js'
 export { redactCause, redactText, redactUrl } from './utils/redactUrl.js'
+export { checkpointKey } from './stream/resume/CheckpointStore.js'

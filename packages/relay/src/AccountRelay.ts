@@ -1,4 +1,5 @@
-import { type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
+import { type CheckpointStore, type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
+import { checkpointKey } from '@solver-notifications/core/internal'
 import type { Span, Tracer } from '@opentelemetry/api'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
@@ -22,9 +23,37 @@ export function dedupeKey(n: Notification): string {
   return notificationKey(n)
 }
 
+/**
+ * The checkpoint store of a relay's resume streams (one object for all of them, so they share one
+ * settings object): each stream's position goes to its account's relay, which keeps its own checkpoint
+ * behind it. Never read (a stream starts from the `since` its relay gives).
+ *
+ * @example
+ * const positions = new StreamPositions() // one per relay, in its AccountContext
+ */
+export class StreamPositions implements CheckpointStore {
+  readonly #accounts = new Map<string, AccountRelay>()
+  get(): undefined {
+    return undefined
+  }
+  set(key: string, since: number): void {
+    this.#accounts.get(key)?.whole(since)
+  }
+  /** the account's stream writes to it from now */
+  add(key: string, account: AccountRelay): void {
+    this.#accounts.set(key, account)
+  }
+  /** nothing of the account is kept once it let go (its successor, if any, stays) */
+  delete(key: string, account: AccountRelay): void {
+    if (this.#accounts.get(key) === account) this.#accounts.delete(key)
+  }
+}
+
 /** What every account of a relay shares (one object per relay, not per account). */
 export interface AccountContext {
   client: NotificationsClient
+  /** where the accounts' resume streams write the positions they would resume from */
+  positions: StreamPositions
   publisher: JetStreamPublisher
   /** subjects are `<subjectPrefix>.<account key>` */
   subjectPrefix: string
@@ -66,8 +95,9 @@ const FIRST_BACKFILL_WAIT_MS = 10_000
 /**
  * One owned account: a resume stream from its checkpoint into JetStream, each notification published
  * with `Nats-Msg-Id` so overlapping relays publish it once. The checkpoint moves only behind
- * acknowledged publishes and never past a gap the stream has not backfilled yet, so a relay that
- * takes the account over resumes where nothing can be missing.
+ * acknowledged publishes and never past what the resume stream says is whole (through
+ * {@link StreamPositions}, the stream writes the position it would resume from, gaps not backfilled yet
+ * and held frames included), so a relay that takes the account over resumes where nothing can be missing.
  */
 export class AccountRelay {
   private subscription: Subscription | undefined
@@ -76,8 +106,11 @@ export class AccountRelay {
   /** newest modify_time acknowledged, and the ids acknowledged at exactly that second */
   private acked: number
   private ackedIds: Set<string> | undefined
-  /** the position when the socket dropped, until the stream's backfill covered the gap */
-  private gapFrom: number | undefined
+  /**
+   * where the resume stream says it would resume from with nothing missing (what it last wrote: at most
+   * a second old, and a position only moves forward, so an older one is only safer)
+   */
+  private wholeFrom: number
   /** the checkpoint's own second and its ids, until a backfill has finished (its rows cannot come again after it) */
   private skip: Checkpoint | undefined
   private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
@@ -95,8 +128,8 @@ export class AccountRelay {
     start: Checkpoint,
   ) {
     this.acked = start.since
-    // The first backfill covers from the resume position: until it ends, that is a gap the checkpoint stays behind.
-    this.gapFrom = start.since
+    // The first backfill covers from the resume position: until the stream says more, that is where it is whole.
+    this.wholeFrom = start.since
     this.count = ctx.metrics.stream(watched.chainId, watched.solverId, ctx.protocolOf(watched))
     this.skip = start.ids.length > 0 ? start : undefined
     if (start.ids.length > 0) this.ackedIds = new Set(start.ids)
@@ -136,7 +169,19 @@ export class AccountRelay {
     // each of them every few seconds during a solver's socket outage would flood its history API; the
     // reconnect backfill closes the gap once the socket is back, from the same position.
     // The relay is its own observer (`next` below): no callback and context per account.
-    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false, verify: this.ctx.verify ?? false } }).subscribe(this)
+    this.ctx.positions.add(this.streamKey(), this)
+    this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false, verify: this.ctx.verify ?? false, checkpoint: this.ctx.positions } }).subscribe(this)
+  }
+
+  /** The key its stream writes its position under. */
+  private streamKey(): string {
+    return checkpointKey(this.watched.chainId, this.watched.solverId, this.watched.account)
+  }
+
+  /** The position its stream would resume from now (docs/guide/resume.md, "Checkpoints"). */
+  whole(since: number): void {
+    this.wholeFrom = since
+    if (!this.stopped) this.record.moved(this)
   }
 
   /** The account's stream: notifications are relayed; errors counted and logged; a backfill that covered the gap lets the checkpoint move. */
@@ -147,11 +192,10 @@ export class AccountRelay {
       this.ctx.metrics.error(event.error.code)
       this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
     } else if (event.type === 'continuity') return
-    else if (event.status === 'reconnecting') this.gapFrom ??= this.position()
     else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
       // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
       if (event.backfill.state === 'finished') this.skip = undefined
-      this.gapFrom = undefined
+      // An account with nothing to relay is in its record from here (the stream writes no position then).
       this.record.moved(this)
       this.settleFirstBackfill?.()
       this.ctx.metrics.backfill(event.backfill.state)
@@ -245,11 +289,11 @@ export class AccountRelay {
     timers.add(timer)
   }
 
-  /** Where a takeover may resume with nothing missing: behind every unacknowledged publish and every uncovered gap. */
+  /** Where a takeover may resume with nothing missing: behind every unacknowledged publish and where the stream is not whole. */
   private position(): number {
     let at = this.acked
     for (const p of this.pending ?? []) if (p.n.modifyTime !== null && p.n.modifyTime < at) at = p.n.modifyTime
-    if (this.gapFrom !== undefined && this.gapFrom < at) at = this.gapFrom
+    if (this.wholeFrom < at) at = this.wholeFrom
     return at
   }
 
@@ -266,6 +310,7 @@ export class AccountRelay {
   /** Out of its hub now (no more frames); {@link stop} then waits for what is in flight. */
   detach(): void {
     this.subscription?.unsubscribe()
+    this.ctx.positions.delete(this.streamKey(), this)
     // Its first backfill will never come now: whoever waits for it (the batch being opened) goes on at once.
     this.settleFirstBackfill?.()
   }
@@ -278,6 +323,7 @@ export class AccountRelay {
   async stop(graceMs = 5_000, forget = false): Promise<void> {
     if (this.stopped) return
     this.subscription?.unsubscribe()
+    this.ctx.positions.delete(this.streamKey(), this)
     this.settleFirstBackfill?.()
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))

@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { type NotificationsClient, type NotificationsClientOptions, type NotificationsConfig, type NotificationsConfigInput, createConfig, createNotificationsClient } from '@solver-notifications/core'
 import type { Registry } from 'prom-client'
 import { redactText } from '@solver-notifications/core/internal'
-import type { AccountContext } from './AccountRelay.js'
+import { type AccountContext, StreamPositions } from './AccountRelay.js'
 import { Coordinator } from './coordinator/Coordinator.js'
 import { LivenessRounds } from './coordinator/LivenessRounds.js'
 import { CONCURRENCY } from './coordinator/runBounded.js'
@@ -205,6 +205,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   // An outage's thousands of failed publishes and lost partitions: one line a second, counted by cause.
   const lines = new RepeatedLines(logger)
   const accountContext: AccountContext = {
+    positions: new StreamPositions(),
     lines,
     verify: options.verify,
     client,

@@ -4,7 +4,7 @@ import type { Notification } from '../../protocol/types.js'
 import type { BackfillRequest, BackfillResult } from '../../search/backfill.js'
 import { Timers } from '../../transport/Timers.js'
 import { type ClientStats, createClientStats } from '../ClientStats.js'
-import { memoryCheckpoints } from './CheckpointStore.js'
+import { type CheckpointStore, memoryCheckpoints } from './CheckpointStore.js'
 import { ResumeStream } from './ResumeStream.js'
 
 // Every reduction is recorded: a delivery made while the events of earlier deliveries wait sees the
@@ -26,6 +26,23 @@ const T = 1_763_700_000
 const note = (quote: number, time: number, source: 'live' | 'backfill' = 'live'): Notification =>
   normalizeNotification({ id: `id-${quote}-${time}`, quote_id: quote, modify_time: time, action_status: 'success', last_seen_action: 'InstantRFQ' }, { protocol: 'rasa', chainId: 1, solverId: 's', account, source })
 
+/** A resume stream of `account` whose subscriber is `notification`, over `fetch` and an optional checkpoint store. */
+function streamOf(notification: (n: Notification) => void, fetch: (request: BackfillRequest) => Promise<BackfillResult>, checkpoint: CheckpointStore | undefined): ResumeStream {
+  return new ResumeStream(
+    { notification, event: () => {}, complete: () => {} },
+    {
+      fetch,
+      timers: new Timers(),
+      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
+      random: () => 1,
+      stats: { ...createClientStats(), timers: 0 } as ClientStats,
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
+    },
+    account,
+    { checkpoint, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined },
+  )
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ now: T * 1000 })
   reductions.events.length = 0
@@ -38,25 +55,13 @@ it('applies the events its effects raise after those effects (no reduction insid
   store.set(key, T + 1) // read synchronously: the checkpoint event is raised inside the start's effects
   let answer!: (result: BackfillResult) => void
   const delivered: string[] = []
-  const stream = new ResumeStream(
-    {
-      notification: (n) => {
-        // Every reduction the delivery of this notification raised is still waiting.
-        delivered.push(`${n.modifyTime! - T}:${reductions.events.at(-1)}`)
-      },
-      event: () => {},
-      complete: () => {},
+  const stream = streamOf(
+    (n) => {
+      // Every reduction the delivery of this notification raised is still waiting.
+      delivered.push(`${n.modifyTime! - T}:${reductions.events.at(-1)}`)
     },
-    {
-      fetch: (_request: BackfillRequest) => new Promise<BackfillResult>((resolve) => (answer = resolve)),
-      timers: new Timers(),
-      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
-      random: () => 1,
-      stats: { ...createClientStats(), timers: 0 } as ClientStats,
-      keyOf: (of) => `1:s:${of.toLowerCase()}`,
-    },
-    account,
-    { checkpoint: store, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined },
+    (_request: BackfillRequest) => new Promise<BackfillResult>((resolve) => (answer = resolve)),
+    store,
   )
   stream.start(undefined)
   stream.event({ type: 'status', status: 'open', attempt: 0 })
@@ -79,18 +84,10 @@ it('applies the events its effects raise after those effects (no reduction insid
 
 it('one reduction per live frame at most: a frame that moves the watermark is reduced once (its watermark), a held or repeated one not at all', async () => {
   const got: string[] = []
-  const stream = new ResumeStream(
-    { notification: (n) => got.push(n.id!), event: () => {}, complete: () => {} },
-    {
-      fetch: () => Promise.resolve({ notifications: [], truncated: undefined, foreign: 0, overlong: 0 }),
-      timers: new Timers(),
-      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
-      random: () => 1,
-      stats: { ...createClientStats(), timers: 0 } as ClientStats,
-      keyOf: (of) => `1:s:${of.toLowerCase()}`,
-    },
-    account,
-    { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: undefined },
+  const stream = streamOf(
+    (n) => got.push(n.id!),
+    () => Promise.resolve({ notifications: [], truncated: undefined, foreign: 0, overlong: 0 }),
+    undefined,
   )
   stream.start(undefined)
   stream.event({ type: 'status', status: 'open', attempt: 0 })

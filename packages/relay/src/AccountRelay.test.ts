@@ -1,0 +1,93 @@
+import { type NotificationsClient, createConfig, createNotificationsClient } from '@solver-notifications/core'
+import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
+import { afterEach, expect, it, vi } from 'vitest'
+import { accountKey } from './accountKeys.js'
+import { type AccountContext, AccountRelay, StreamPositions } from './AccountRelay.js'
+import type { JetStreamPublisher } from './JetStreamPublisher.js'
+import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
+import type { RelayMetrics } from './RelayMetrics.js'
+
+// One account's relay in-process, against the simulator over real sockets and HTTP: what it publishes
+// (a publisher that acknowledges everything) and the position a takeover would resume from. The
+// metrics, logger and partition record are stand-ins: nothing here is about NATS.
+
+const A = '0xAbC0000000000000000000000000000000000001' as const
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+function clientOf(sim: SolverSimulator): NotificationsClient {
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: { notifications: { protocol: 'enigma', url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
+  })
+  const client = createNotificationsClient({ config, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 } })
+  cleanups.push(() => client.close())
+  return client
+}
+
+/** A relay of account A that publishes into `published` (each acknowledged on the next microtask). */
+function relayOf(client: NotificationsClient, start: Checkpoint) {
+  const published: string[] = []
+  let acks = 0
+  const publisher = {
+    publish: (_subject: string, body: string, _msgId: string, done: (error: undefined, duplicate: boolean) => void) => {
+      published.push((JSON.parse(body) as { id: string }).id)
+      queueMicrotask(() => {
+        acks++
+        done(undefined, false)
+      })
+    },
+  } as unknown as JetStreamPublisher
+  const metrics = new Proxy({}, { get: (_t, name) => (name === 'stream' ? () => ({ count: 0 }) : () => {}), set: () => true }) as unknown as RelayMetrics
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+  const ctx: AccountContext = { positions: new StreamPositions(), client, publisher, subjectPrefix: 'test', metrics, logger: quiet, protocolOf: () => 'enigma', streamLost: () => Promise.resolve(false), tracer: () => undefined }
+  const record = { positionOf: () => start, moved() {}, forget() {} } as unknown as PartitionCheckpoint
+  const relay = AccountRelay.prepare({ key: accountKey(1, 'alpha', A), chainId: 1, solverId: 'alpha', account: A }, ctx, record, start.since)
+  cleanups.push(() => relay.stop(0))
+  return { relay, published, acks: () => acks }
+}
+
+const row = (id: string, quote: number, time: number): SimulatorFrame => ({ id, quote_id: quote, temp_quote_id: -quote, modify_time: time, counterparty_address: A, last_seen_action: 'InstantRFQ', action_status: 'success' })
+
+it('a socket dropped in the middle of a backfill: the position stays before the second drop until a backfill covers it, so a takeover reads a row history shows late from that gap', async () => {
+  const sim = await startSolverSimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  // Times as a solver stamps them (a gap starts where the stream stood: rows older than that are not in it).
+  const t0 = Math.floor(Date.now() / 1000)
+  const first = relayOf(clientOf(sim), { since: t0 - 10, ids: [] })
+  await first.relay.begin()
+  await sim.waitForSubscribers(A)
+  await sim.publish(row('r0', 1, t0))
+  await vi.waitUntil(() => first.acks() === 1)
+
+  // Drop 1, and while it is down a row the reconnect backfill will bring, newer than anything delivered.
+  sim.refuseSockets()
+  await sim.dropAll(1012)
+  await sim.publish(row('rA', 2, t0 + 30), { live: false })
+  // The reconnect backfill is slow to answer (and so is the next one); the socket drops while it runs
+  // (drop 2: a gap from where the stream stands, about t0) and is back before it ends.
+  const before = sim.httpRequests().length
+  sim.injectHttpFault({ times: 2, delayMs: 1_500 })
+  sim.refuseSockets(false)
+  await vi.waitUntil(() => sim.httpRequests().length > before, { timeout: 5_000 })
+  const newest = Math.max(...sim.connections().map((c) => c.id))
+  await sim.dropAll(1012)
+  await vi.waitUntil(() => sim.connections().some((c) => c.open && c.id > newest), { timeout: 5_000 })
+  // The first backfill ends with the socket open and brings rA (t0 + 30), past the second drop: delivered
+  // and acknowledged. The backfill of the second gap starts now, slow to answer.
+  await vi.waitUntil(() => first.acks() === 2, { timeout: 5_000 })
+  expect(first.published).toEqual(['r0', 'rA'])
+  // History shows, late, a row of the second gap (t0 + 20): no backfill has covered that gap yet.
+  await sim.publish(row('rL', 3, t0 + 20), { live: false })
+  // The relay dies here (no graceful stop): a takeover resumes from its last position, which must not be past rL.
+  const position = first.relay.checkpoint()
+  expect(position.since).toBeLessThanOrEqual(t0 + 20)
+  first.relay.detach()
+
+  const second = relayOf(clientOf(sim), position)
+  await second.relay.begin()
+  await vi.waitUntil(() => second.published.includes('rL'), { timeout: 5_000 })
+  expect(second.published.filter((id) => id === 'rL')).toHaveLength(1)
+})
