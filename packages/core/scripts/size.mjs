@@ -81,6 +81,9 @@ async function measure(contents, { split = false } = {}) {
 // backgroundTimer, so an architecture test can say there are none (issue 58): +0.01 live, +0.04 initial.
 // A loop that keeps up is no slow consumer (the mark looked at once a burst is over, and again while the
 // loop gets closer; a backfill's 248 rows into a mark of 100 threw it): +0.06 all-in-one, lazy chunk only.
+// One reduction per live frame (the holdback returns the newest time it delivered; the frame itself is
+// no reducer event) and no checkpoint object per stream (its state kept by the stream: the relay's
+// accounts back under 2 KiB each): +0.13 everything initial, +0.11 all-in-one, nothing live-only.
 const LAZY_BUDGET = 5.75
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
@@ -90,9 +93,9 @@ const budgets = [
   { id: 'B6c', name: 'search only (createConfig, searchNotifications), initial', contents: use('createConfig, searchNotifications'), budget: 18, split: true },
   // What an app that imports everything downloads up front; cross-tab, quote state, waitFor and the
   // history gate are chunks its bundler keeps apart, fetched only when first used.
-  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.4, target: 38, split: true, listLazy: true },
+  { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.55, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.35, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.45, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

@@ -1,4 +1,5 @@
 import { type NotificationsClient, createConfig, createNotificationsClient } from '@solver-notifications/core'
+import { checkpointKey } from '@solver-notifications/core/internal'
 import { type SimulatorFrame, type SolverSimulator, startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, expect, it, vi } from 'vitest'
 import { accountKey } from './accountKeys.js'
@@ -90,4 +91,10 @@ it('a socket dropped in the middle of a backfill: the position stays before the 
   await second.relay.begin()
   await vi.waitUntil(() => second.published.includes('rL'), { timeout: 5_000 })
   expect(second.published.filter((id) => id === 'rL')).toHaveLength(1)
+})
+
+it("core's checkpoint key is the account key with colons for dots (StreamPositions routes a stream's position by it)", () => {
+  for (const [chainId, solverId, account] of [[1, 'alpha', A], [42161, 'beta-2', '0x00000000000000000000000000000000000000FF'], [8453, 'x_y=z', A.toLowerCase()]] as const) {
+    expect(checkpointKey(chainId, solverId, account).replaceAll(':', '.')).toBe(accountKey(chainId, solverId, account))
+  }
 })

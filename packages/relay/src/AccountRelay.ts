@@ -1,5 +1,4 @@
 import { type CheckpointStore, type Notification, type NotificationEvent, type NotificationsClient, notificationKey } from '@solver-notifications/core'
-import { checkpointKey } from '@solver-notifications/core/internal'
 import type { Span, Tracer } from '@opentelemetry/api'
 import type { Subscription } from 'rxjs'
 import type { WatchedAccount } from './accountKeys.js'
@@ -32,20 +31,22 @@ export function dedupeKey(n: Notification): string {
  * const positions = new StreamPositions() // one per relay, in its AccountContext
  */
 export class StreamPositions implements CheckpointStore {
+  /** by account key (the string each account already holds: nothing more per account than the entry) */
   readonly #accounts = new Map<string, AccountRelay>()
   get(): undefined {
     return undefined
   }
+  /** `key` is core's checkpoint key (`chainId:solverId:account`), the account key with colons for dots. */
   set(key: string, since: number): void {
-    this.#accounts.get(key)?.whole(since)
+    this.#accounts.get(key.replaceAll(':', '.'))?.whole(since)
   }
   /** the account's stream writes to it from now */
-  add(key: string, account: AccountRelay): void {
-    this.#accounts.set(key, account)
+  add(account: AccountRelay): void {
+    this.#accounts.set(account.watched.key, account)
   }
   /** nothing of the account is kept once it let go (its successor, if any, stays) */
-  delete(key: string, account: AccountRelay): void {
-    if (this.#accounts.get(key) === account) this.#accounts.delete(key)
+  delete(account: AccountRelay): void {
+    if (this.#accounts.get(account.watched.key) === account) this.#accounts.delete(account.watched.key)
   }
 }
 
@@ -169,13 +170,8 @@ export class AccountRelay {
     // each of them every few seconds during a solver's socket outage would flood its history API; the
     // reconnect backfill closes the gap once the socket is back, from the same position.
     // The relay is its own observer (`next` below): no callback and context per account.
-    this.ctx.positions.add(this.streamKey(), this)
+    this.ctx.positions.add(this)
     this.subscription = client.events({ account, chainId, solverId }, { resume: { since: this.acked, poll: false, verify: this.ctx.verify ?? false, checkpoint: this.ctx.positions } }).subscribe(this)
-  }
-
-  /** The key its stream writes its position under. */
-  private streamKey(): string {
-    return checkpointKey(this.watched.chainId, this.watched.solverId, this.watched.account)
   }
 
   /** The position its stream would resume from now (docs/guide/resume.md, "Checkpoints"). */
@@ -310,7 +306,7 @@ export class AccountRelay {
   /** Out of its hub now (no more frames); {@link stop} then waits for what is in flight. */
   detach(): void {
     this.subscription?.unsubscribe()
-    this.ctx.positions.delete(this.streamKey(), this)
+    this.ctx.positions.delete(this)
     // Its first backfill will never come now: whoever waits for it (the batch being opened) goes on at once.
     this.settleFirstBackfill?.()
   }
@@ -323,7 +319,7 @@ export class AccountRelay {
   async stop(graceMs = 5_000, forget = false): Promise<void> {
     if (this.stopped) return
     this.subscription?.unsubscribe()
-    this.ctx.positions.delete(this.streamKey(), this)
+    this.ctx.positions.delete(this)
     this.settleFirstBackfill?.()
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))

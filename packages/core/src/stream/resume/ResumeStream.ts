@@ -12,7 +12,7 @@ import type { ClientStats } from '../ClientStats.js'
 import type { BackfillStatus, StatusEvent } from '../NotificationEvent.js'
 import { type Continuity, type ContinuityReason, continuity } from '../../transport/Continuity.js'
 import { FOR_GOOD, INCOMPLETE, resumeReason } from './resumeContinuity.js'
-import { CheckpointWriter } from './CheckpointWriter.js'
+import { CHECKPOINT_EVERY_MS, readCheckpoint, writeCheckpoint } from './CheckpointWriter.js'
 import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
 import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, isArmed, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
@@ -79,6 +79,9 @@ interface StreamWork {
 /** What the stream dispatches: the reducer's events, and live frames (pushed to the holdback without a reduction). */
 type StreamEvent = ResumeEvent | { readonly type: 'frame'; readonly notification: Notification }
 
+/** `#written` once the stream ended: its checkpoint is neither read nor written again. */
+const ENDED = -1
+
 const APPLYING = 1
 const WRITE_DUE = 2
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -93,7 +96,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  * `Retry-After`), and history rows older than what their quote already delivered are counted as
  * `stale` and reported. Every decision (its phase, watermark, gaps, timers) is the pure
  * {@link reduceResume}; this class only runs the effects it returns: what it holds and delivers is
- * the {@link Holdback}, where it is kept the {@link CheckpointWriter}.
+ * the {@link Holdback}, where it is kept `CheckpointWriter.ts`.
  */
 export class ResumeStream extends PooledListener implements HoldbackHost {
   /** Written only by {@link reduceResume}, through {@link ResumeStream.dispatch}. */
@@ -108,7 +111,9 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
    */
   #work: StreamWork | undefined
   readonly #holdback: Holdback
-  readonly #checkpoint: CheckpointWriter | undefined
+  /** with a checkpoint store: the position written last ({@link ENDED} once the stream ended), and the pending write (CheckpointWriter.ts) */
+  #written: number | undefined
+  #writeTimer: ReturnType<typeof setTimeout> | undefined
 
   /** The last backfill's status, for inspection (the same object its status event carried). */
   #lastBackfill: BackfillStatus | undefined
@@ -141,9 +146,6 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.#holdback = new Holdback(this)
     if (settings.verifyMs && ctx.verifiers) ctx.verifiers.streams++
     if (settings.expectedEveryMs) this.#armQuiet(settings.expectedEveryMs)
-    this.#checkpoint = settings.checkpoint
-      ? new CheckpointWriter(settings.checkpoint, ctx.keyOf(account), ctx.timers, settings.checkpointTimeoutMs, () => this.#position(), (error) => this.report(error))
-      : undefined
   }
 
   /** Called once the stream is in the pool: a known position (`since`, a checkpoint) backfills at once. */
@@ -246,7 +248,7 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
       // Read by index: events raised by these events join the same queue.
       if (raised) for (let i = 0; i < raised.length; i++) this.#apply(raised[i]!)
       // Written once the queue is empty, so it holds the watermark the deliveries moved.
-      if (this.#dispatching === WRITE_DUE) this.#checkpoint?.write()
+      if (this.#dispatching === WRITE_DUE) this.#writeCheckpoint()
     } finally {
       this.#dispatching = 0
       if (this.#raised) this.#raised.length = 0
@@ -387,16 +389,27 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         this.#out.event({ ...this.#state.status, polling: true })
         return
       case 'read-checkpoint':
-        this.#checkpoint?.read((since) => this.#dispatch({ type: 'checkpoint', since }))
+        if (this.settings.checkpoint) {
+          const { timers } = this.#ctx
+          readCheckpoint(this.settings.checkpoint, this.#ctx.keyOf(this.#account), timers, this.settings.checkpointTimeoutMs, () => this.#written === ENDED, (e) => this.report(e), (since) => this.#dispatch({ type: 'checkpoint', since }))
+        }
         return
       case 'schedule-checkpoint':
-        this.#checkpoint?.schedule()
+        // Written within a second of a move, at most once a second.
+        if (this.settings.checkpoint && this.#writeTimer === undefined && this.#written !== ENDED) {
+          this.#writeTimer = this.#ctx.timers.set(() => {
+            this.#writeTimer = undefined
+            this.#writeCheckpoint()
+          }, CHECKPOINT_EVERY_MS)
+        }
         return
       case 'write-checkpoint':
         this.#dispatching = WRITE_DUE
         return
       case 'close-checkpoint':
-        this.#checkpoint?.dispose()
+        // The last position is written; nothing is read or written afterwards.
+        this.#writeCheckpoint()
+        this.#written = ENDED
         return
       case 'moved':
         holdback.forget(effect.floor)
@@ -515,6 +528,15 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     this.#ctx.diagnostics?.emit({ type: 'backfill', phase: 'end', id: run.id, outcome, rows: result?.rows ?? 0, pages: result?.pages ?? 0, recovered, whole: s.gapFrom === undefined && s.nextGap === undefined && s.status.status === 'open', errorCode })
   }
 
+
+  /** Writes the position now, when it moved (a stream with a checkpoint store, not ended). */
+  #writeCheckpoint(): void {
+    this.#writeTimer = this.#ctx.timers.clear(this.#writeTimer)
+    const store = this.settings.checkpoint
+    if (!store || this.#written === ENDED) return
+    const position = this.#position()
+    if (position !== undefined && position !== this.#written && writeCheckpoint(store, this.#ctx.keyOf(this.#account), position, (e) => this.report(e))) this.#written = position
+  }
 
   /** The position a resume would be complete from (see {@link positionOf}). */
   #position(): number | undefined {
