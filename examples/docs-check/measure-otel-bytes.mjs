@@ -1,7 +1,7 @@
 // What OpenTelemetry adds to a browser page, min+gzip (esbuild, gzip -9), for the observability guide's
 // browser setup: this package alone, the API, and the web SDK's providers with both OTLP/HTTP exporters.
 // Run from the repository: `node examples/docs-check/measure-otel-bytes.mjs`.
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'

@@ -84,7 +84,7 @@ async function measure(contents, { split = false } = {}) {
 // One reduction per live frame (the holdback returns the newest time it delivered; the frame itself is
 // no reducer event) and no checkpoint object per stream (its state kept by the stream: the relay's
 // accounts back under 2 KiB each): +0.13 everything initial, +0.11 all-in-one, nothing live-only.
-const LAZY_BUDGET = 5.75
+const LAZY_BUDGET = 6.7
 const LAZY_TARGET = 5
 const everything = `export * from '${core}'; export * from '${query}'`
 const budgets = [
@@ -95,7 +95,7 @@ const budgets = [
   // history gate are chunks its bundler keeps apart, fetched only when first used.
   { id: 'B6d', name: 'everything in core and core/query, initial (lazy chunks apart)', contents: everything, budget: 41.55, target: 38, split: true, listLazy: true },
   // The same app bundled without splitting: every lazy chunk inlined.
-  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 52.45, target: 43 },
+  { id: 'B6e', name: 'everything in core and core/query, all in one file (lazy chunks inlined)', contents: everything, budget: 54.15, target: 43 },
 ]
 const references = [
   ['socket.io-client', "import { io } from 'socket.io-client'; console.log(io)"],

@@ -228,8 +228,8 @@ it('a frozen leader (silent, still holding the lock) is replaced: a follower tak
   const first = await enigma.instantOpen(A)
   await until(() => ids(streams[follower]!.values).length === 3, 'the first lifecycle')
   // Freeze the leader as a browser does: it stops running (no beats, no messages) but keeps the lock.
-  const frozen = (all[leader]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setTimeout> } }).real
-  clearTimeout(frozen.beat)
+  const frozen = (all[leader]!.crossTab as unknown as { real: { channel: BroadcastChannel; wake: ReturnType<typeof setTimeout> } }).real
+  clearTimeout(frozen.wake)
   frozen.channel.onmessage = null
   frozen.channel.close()
   // Published while nobody serves the follower: its resume stream recovers it after the takeover (enigma
@@ -251,11 +251,11 @@ it('a follower whose page froze 5 s (no beats, its messages queued) gets every n
   await until(() => streams[follower]!.values.some((e) => e.type === 'status' && e.status === 'open'), 'the follower served')
   // Freeze the follower as a browser does: no script runs (no beats), what the channel brings waits
   // until it wakes, and it keeps its locks.
-  const frozen = (all[follower]!.crossTab as unknown as { real: { channel: BroadcastChannel; beat: ReturnType<typeof setTimeout>; tick(): void } }).real
+  const frozen = (all[follower]!.crossTab as unknown as { real: { channel: BroadcastChannel; wake: ReturnType<typeof setTimeout>; tick(): void } }).real
   const hear = frozen.channel.onmessage!
   const queued: MessageEvent[] = []
   frozen.channel.onmessage = (event: MessageEvent) => void queued.push(event)
-  clearTimeout(frozen.beat)
+  clearTimeout(frozen.wake)
   await until(() => all[leader]!.stats().crossTab!.tabs === 1, 'the leader to hear nothing of the follower', 10_000)
   await new Promise((r) => setTimeout(r, 1_500)) // the rest of the 5 s freeze (the scenario's own time)
   // It wakes: what was queued arrives, its beat runs again.

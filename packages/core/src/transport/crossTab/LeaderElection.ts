@@ -14,7 +14,8 @@ export type LocksLike = {
  * sender, the lock manager does.
  */
 export class LeaderElection {
-  leading = false
+  /** this tab holds the lock (the lock manager's fact; the role is the cross-tab reducer's, told by `lead` and `lost`) */
+  #held = false
   #releaseMain: (() => void) | undefined
   #releaseLeader: (() => void) | undefined
   #releaseAlive: (() => void) | undefined
@@ -129,11 +130,11 @@ export class LeaderElection {
   #queue(steal: boolean): void {
     if (this.#closed) return
     if (steal) {
-      if (this.#stealing || this.leading) return
+      if (this.#stealing || this.#held) return
       this.#stealing = true
       this.#queued?.abort()
       this.#queued = undefined
-    } else if (this.#queued || this.leading || this.#stealing) return
+    } else if (this.#queued || this.#held || this.#stealing) return
     const controller = steal ? undefined : new AbortController()
     this.#queued = controller
     let granted = false
@@ -143,11 +144,11 @@ export class LeaderElection {
         this.#stealing = false
         if (this.#closed) return Promise.resolve()
         granted = true
-        this.leading = true
+        this.#held = true
         this.#on.lead()
         // Announced once the `:leader:<id>` lock is held: that lock is how the other tabs check the claim.
         this.#hold(`${this.#lockName}:leader:${this.#id}`, (release) => {
-          if (!this.leading) {
+          if (!this.#held) {
             release()
             return
           }
@@ -166,7 +167,7 @@ export class LeaderElection {
         if (steal && !granted) this.#stealing = false
         if (granted) {
           this.#releaseMain = undefined
-          this.leading = false
+          this.#held = false
           this.#releaseLeader?.()
           this.#releaseLeader = undefined
           if (!this.#closed) this.#on.lost()

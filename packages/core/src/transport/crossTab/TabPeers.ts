@@ -1,81 +1,24 @@
-/** Beats: how often each tab says it is alive, and after how long a silent tab counts as gone. */
-export const BEAT_MS = 1_000
-export const GONE_MS = 3_500
+import type { Peer } from './crossTabState.js'
 
-/** What a tab knows of another from its beats. */
-export interface Peer {
-  visible: boolean
-  seenAt: number
-  /** it leads (believed only for the tab the locks confirmed) */
-  leader: boolean
-  /** the `notifyOnce` keys it claims */
-  once: string[]
-}
+/** How often each tab says it is alive: every cross-tab deadline is a multiple of it (see `crossTabReducer.ts`). */
+export const BEAT_MS = 1_000
 
 /**
- * The other tabs, as their beats tell: who is alive (heard within `GONE_MS`), who is visible, and who
- * claims which `notifyOnce` keys. This tab's own claims go out in its beats.
+ * This tab's `notifyOnce` claims (they go out in its beats) and who runs a key's callback, from the
+ * other tabs' beats the cross-tab reducer keeps.
  */
 export class TabPeers {
-  readonly #peers = new Map<string, Peer>()
   readonly #claims = new Map<string, number>()
-
-  readonly #id: string
-  readonly #isVisible: () => boolean
   /** this tab's claims changed: beat now, so the others agree sooner */
   readonly #changed: () => void
-  /** the pool's monotonic clock (a wall clock stepped back would keep a gone tab alive) */
-  readonly #now: () => number
 
-  constructor(
-    id: string,
-    isVisible: () => boolean,
-    changed: () => void,
-    now: () => number) {
-    this.#now = now
-    this.#id = id
-    this.#isVisible = isVisible
+  constructor(changed: () => void) {
     this.#changed = changed
   }
 
   /** The keys this tab claims, for its beat. */
   claimed(): string[] {
     return [...this.#claims.keys()]
-  }
-
-  has(tab: string): boolean {
-    return this.#peers.has(tab)
-  }
-
-  heard(tab: string, beat: Omit<Peer, 'seenAt'>): void {
-    this.#peers.set(tab, { ...beat, seenAt: this.#now() })
-  }
-
-  /** Any message from a tab shows it is alive. */
-  seen(tab: string): void {
-    const peer = this.#peers.get(tab)
-    if (peer) peer.seenAt = this.#now()
-  }
-
-  delete(tab: string): void {
-    this.#peers.delete(tab)
-  }
-
-  /** Forgets tabs silent for `GONE_MS` and returns them. */
-  expire(): string[] {
-    const now = this.#now()
-    const gone: string[] = []
-    for (const [tab, peer] of this.#peers) {
-      if (now - peer.seenAt < GONE_MS) continue
-      this.#peers.delete(tab)
-      gone.push(tab)
-    }
-    return gone
-  }
-
-  live(): Array<[string, Peer]> {
-    const now = this.#now()
-    return [...this.#peers].filter(([, p]) => now - p.seenAt < GONE_MS)
   }
 
   /** `notifyOnce`: this tab wants the callback for `key`; the returned function withdraws. */
@@ -90,12 +33,12 @@ export class TabPeers {
     }
   }
 
-  /** Whether this tab runs `notifyOnce` callbacks for `key`: of the tabs that claim it, the visible one (lowest id), else the lowest id. */
-  isNotifier(key: string): boolean {
-    const candidates = [{ tab: this.#id, visible: this.#isVisible() }]
-    for (const [tab, peer] of this.live()) if (peer.once.includes(key)) candidates.push({ tab, visible: peer.visible })
-    const visible = candidates.filter((c) => c.visible)
-    const pool = visible.length > 0 ? visible : candidates
-    return pool.reduce((a, b) => (b.tab < a.tab ? b : a)).tab === this.#id
+  /** Whether `id` runs `notifyOnce` callbacks for `key`: of the tabs that claim it, the visible one (lowest id), else the lowest id. */
+  static isNotifier(key: string, id: string, visible: boolean, live: Array<[string, Peer]>): boolean {
+    const candidates = [{ tab: id, visible }]
+    for (const [tab, peer] of live) if (peer.once.includes(key)) candidates.push({ tab, visible: peer.visible })
+    const shown = candidates.filter((c) => c.visible)
+    const pool = shown.length > 0 ? shown : candidates
+    return pool.reduce((a, b) => (b.tab < a.tab ? b : a)).tab === id
   }
 }
