@@ -70,10 +70,14 @@ export interface AccountContext {
   lines?: RepeatedLines | undefined
   /** the relay's `verify` option: off unless it says so */
   verify?: boolean | { intervalMs?: number | undefined } | undefined
+  /** notifications kept by fenced accounts went up or down by `n` (their bound, see `FencedAccounts`) */
+  kept?: ((n: number) => void) | undefined
 }
 
 interface Pending {
   n: Notification
+  /** its place in what the account received (kept publishes go out again in that order) */
+  seq: number
   /** its de-duplication key, and the `Nats-Msg-Id` made of it */
   key: string
   msgId: string
@@ -116,6 +120,12 @@ export class AccountRelay {
   private skip: Checkpoint | undefined
   private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
   private stopped = false
+  /**
+   * fenced (its partition's lease could not be confirmed: NATS away): nothing is published, what arrives
+   * and what was not stored is kept here until the partition is this relay's again (`FencedAccounts`)
+   */
+  private kept: Pending[] | undefined
+  private received = 0
   private readonly count: StreamCount
   /** settles the first backfill's wait; gone once it did */
   private settleFirstBackfill: (() => void) | undefined
@@ -125,7 +135,7 @@ export class AccountRelay {
     /** shared by every account of the relay: nothing per account in it */
     private readonly ctx: AccountContext,
     /** its partition's checkpoints: told when the position moves, written once for all the partition's accounts */
-    private readonly record: PartitionCheckpoint,
+    private record: PartitionCheckpoint,
     start: Checkpoint,
   ) {
     this.acked = start.since
@@ -210,11 +220,16 @@ export class AccountRelay {
     this.ctx.metrics.received++
     this.count.count++
     if (n.modifyTime !== null) this.ctx.metrics.age(Date.now() / 1000 - n.modifyTime)
-    this.publish({ n, key, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0 })
+    this.publish({ n, key, msgId: `${this.watched.key}.${key}`, receivedAt: Date.now(), attempt: 0, seq: ++this.received })
   }
 
   private publish(p: Pending): void {
     ;(this.pending ??= new Set()).add(p)
+    if (this.kept) {
+      this.kept.push(p)
+      this.ctx.kept?.(1)
+      return
+    }
     const { publisher, subjectPrefix } = this.ctx
     const subject = `${subjectPrefix}.${this.watched.key}`
     if (p.attempt === 0) {
@@ -303,6 +318,32 @@ export class AccountRelay {
     return this.pending?.size ?? 0
   }
 
+  /** Notifications kept while fenced, not published yet. */
+  get keptCount(): number {
+    return this.kept?.length ?? 0
+  }
+
+  /** Its partition's lease could not be confirmed: it publishes nothing more and keeps what comes (its stream goes on). */
+  fence(): void {
+    this.kept ??= []
+  }
+
+  /**
+   * Its partition is this relay's again and nobody else owned it meanwhile: what was kept is published,
+   * in the order it was received, and its position goes to the partition's new record.
+   */
+  unfence(record: PartitionCheckpoint): void {
+    const kept = (this.kept ?? []).sort((a, b) => a.seq - b.seq)
+    this.kept = undefined
+    this.ctx.kept?.(-kept.length)
+    this.record = record
+    for (const p of kept) {
+      this.pending?.delete(p)
+      this.publish(p)
+    }
+    if (!this.stopped) this.record.moved(this)
+  }
+
   /** Out of its hub now (no more frames); {@link stop} then waits for what is in flight. */
   detach(): void {
     this.subscription?.unsubscribe()
@@ -321,6 +362,12 @@ export class AccountRelay {
     this.subscription?.unsubscribe()
     this.ctx.positions.delete(this)
     this.settleFirstBackfill?.()
+    if (this.kept) {
+      // Kept while fenced and given up now: the caller counted them (a drop has a reason).
+      this.ctx.kept?.(-this.kept.length)
+      for (const p of this.kept) this.pending?.delete(p)
+      this.kept = undefined
+    }
     const deadline = Date.now() + graceMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     this.stopped = true

@@ -85,14 +85,15 @@ export class LeaseTable {
 
   /**
    * Takes the lease of `key` unless another relay holds it unexpired; returns the revision it holds it
-   * at and the previous owner (a takeover), or undefined when it did not get it (someone was first).
+   * at, the previous owner (a takeover) and the revision it replaced (by revision: nobody wrote in
+   * between), or undefined when it did not get it (someone was first).
    */
-  async take(key: string): Promise<{ revision: number; from: string | undefined } | undefined> {
+  async take(key: string): Promise<{ revision: number; from: string | undefined; after: number | undefined } | undefined> {
     const current = this.leases.get(key)
     if (current && current.owner !== this.owner && current.expires > Date.now()) return undefined
     try {
       const revision = current ? await this.kv.update(`${this.prefix}.${key}`, this.value(), current.revision) : await this.kv.create(`${this.prefix}.${key}`, this.value())
-      return { revision, from: current && current.owner !== this.owner ? current.owner : undefined }
+      return { revision, from: current && current.owner !== this.owner ? current.owner : undefined, after: current?.revision }
     } catch (error) {
       // Someone else got it first, or our view was stale (a renewal of ours landed unseen, the watch down
       // after a reconnect): the entry is read again, so the next round's take sees what is there now

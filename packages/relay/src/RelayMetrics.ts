@@ -56,6 +56,12 @@ const AGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900]
 const RELAY_ERROR_CODES = ['PUBLISH', 'STREAM_MISSING', 'CHECKPOINT', 'WATCH', 'LEASE_LOST', 'UNAUTHORIZED'] as const
 const PUBLISH_CAUSES: readonly PublishCause[] = ['permission', 'stream-full', 'no-stream', 'refused', 'timeout', 'closed']
 const RELAY_BUCKETS = [ACCOUNTS_BUCKET, LEASES_BUCKET, CHECKPOINTS_BUCKET] as const
+/**
+ * Why notifications kept while fenced were dropped (the relay README, "NATS away longer than a lease"): another relay owned the
+ * partition meanwhile, it was fenced longer than a relay keeps them, the bound on what is kept, the relay closed.
+ */
+export const KEPT_DROPS = ['another-owner', 'too-long', 'memory', 'closed'] as const
+export type KeptDrop = (typeof KEPT_DROPS)[number]
 
 let processRegistry: Registry | undefined
 
@@ -102,6 +108,9 @@ export class RelayMetrics {
   private readonly errorCodes = new Map<string, number>(RELAY_ERROR_CODES.map((code) => [code, 0]))
   private readonly publishFailures = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
   private readonly publishRetries = new Map<string, number>(PUBLISH_CAUSES.map((cause) => [cause, 0]))
+  private readonly keptDrops = new Map<string, number>(KEPT_DROPS.map((why) => [why, 0]))
+  /** notifications fenced accounts keep now (set by the coordinator) */
+  kept = 0
   /** operations NATS denies this relay (its user's permissions): 1 each, for the rest of its run */
   readonly denied = new Map<string, number>()
   /** resets of each bucket noticed (gone, or its revisions went back) */
@@ -165,6 +174,10 @@ export class RelayMetrics {
     counter('solver_relay_publish_retries_total', 'Publish attempts JetStream did not store and that are sent again, by cause (a NATS node restarting, a leader election): no alert by itself; publish_failures_total counts the ones that last.', ['cause'], (set) => {
       for (const [cause, n] of this.publishRetries) set({ cause }, n)
     })
+    counter('solver_relay_kept_dropped_total', 'Notifications a fenced relay kept (NATS away: it publishes nothing until it holds the partition again) and dropped, by why: another-owner (another relay owned the partition meanwhile: its owner resumes from the checkpoint, history covers what it can, rasa only the latest state), too-long (fenced past 60 s), memory (past 200,000 kept), closed.', ['why'], (set) => {
+      for (const [why, n] of this.keptDrops) set({ why }, n)
+    })
+    gauge('solver_relay_kept', 'Notifications fenced accounts keep now, to publish when their partitions are this relay\'s again.', [], (set) => set({}, this.kept))
     counter('solver_relay_bucket_resets_total', "Resets of the relay's buckets it noticed (NATS lost its storage, or a bucket was deleted or recreated): logged once each; the bucket is recreated and read again from the start, and every partition taken again.", ['bucket'], (set) => {
       for (const [bucket, n] of this.bucketResets) set({ bucket }, n)
     })
@@ -219,6 +232,11 @@ export class RelayMetrics {
   publishFailed(cause: string): void {
     this.error('PUBLISH')
     this.publishFailures.set(cause, (this.publishFailures.get(cause) ?? 0) + 1)
+  }
+
+  /** `n` notifications kept while fenced were dropped, with why. */
+  keptDropped(why: KeptDrop, n: number): void {
+    this.keptDrops.set(why, (this.keptDrops.get(why) ?? 0) + n)
   }
 
   backfill(result: 'finished' | 'truncated'): void {

@@ -15,6 +15,8 @@ export interface OpenerView {
   ownedAccounts(): string[]
   /** nothing new opens (draining or closed) */
   stopped(): boolean
+  /** the account as this relay kept it while its partition was fenced, resuming on `record`, if it was */
+  resume?(key: string, partition: number, record: PartitionCheckpoint): AccountRelay | undefined
   /** a batch of accounts was opened (for the round's log line) */
   opened(count: number): void
   /** a reconcile run ended */
@@ -103,7 +105,7 @@ export class AccountOpener {
       if (!entry || !record || this.open.has(key) || !this.view.isMine(entry.partition) || this.view.stopped()) continue
       let relay: AccountRelay
       try {
-        relay = AccountRelay.prepare(entry, this.context, record, entry.since)
+        relay = this.view.resume?.(key, entry.partition, record) ?? AccountRelay.prepare(entry, this.context, record, entry.since)
       } catch (error) {
         this.context.metrics.error('WATCH')
         this.view.error(key, `${key}: cannot watch: ${isServiceError(error) ? `${error.code}: ${error.message}` : String(error)}`)
@@ -128,6 +130,18 @@ export class AccountOpener {
     const list = [...keys]
     this.detach(list)
     return this.#handovers.run(list, (key) => this.#close(key, graceMs))
+  }
+
+  /** Takes accounts out of the open ones without stopping them (their partition was fenced: they are kept, see `FencedAccounts`). */
+  takeOut(keys: Iterable<string>): AccountRelay[] {
+    const out: AccountRelay[] = []
+    for (const key of keys) {
+      const relay = this.open.get(key)
+      if (!relay) continue
+      this.open.delete(key)
+      out.push(relay)
+    }
+    return out
   }
 
   /** Stops an account (checkpoint written after what is in flight); removed from the bucket, its position goes with it. */

@@ -9,8 +9,9 @@ import type { RelayLogger } from '../relayLogger.js'
 import type { RelayMetrics } from '../RelayMetrics.js'
 import { AccountOpener } from './AccountOpener.js'
 import { AccountTable } from './AccountTable.js'
+import { FencedAccounts } from './FencedAccounts.js'
 import { PartitionReads, type ReadOutcome } from './PartitionReads.js'
-import { PartitionSlots, type SlotEffect, type SlotEvent } from './PartitionSlots.js'
+import { FENCED, PartitionSlots, type SlotEffect, type SlotEvent } from './PartitionSlots.js'
 import { CONCURRENCY, runBounded } from './runBounded.js'
 
 /**
@@ -77,6 +78,8 @@ export class Coordinator {
   readonly table: AccountTable
   readonly opener: AccountOpener
   readonly #reads: PartitionReads
+  /** the accounts of partitions this relay fenced itself out of, kept until it takes them back */
+  readonly #fenced: FencedAccounts
   /** each held partition's checkpoint record, from when its claim is adopted */
   readonly #records = new Map<number, PartitionCheckpoint>()
   /** records claimed whose verdict (adopt or discard) is being applied */
@@ -95,6 +98,8 @@ export class Coordinator {
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.slots = new PartitionSlots({ leaseTtlMs: deps.leaseTtlMs, fenceMarginMs: deps.fenceMarginMs })
+    this.#fenced = new FencedAccounts({ metrics: deps.metrics, logger: deps.logger, lines: deps.lines })
+    deps.accountContext.kept = (n) => this.#fenced.count(n)
     this.table = new AccountTable(deps.partitions, deps.metrics, deps.logger)
     this.#reads = new PartitionReads(
       deps,
@@ -109,6 +114,7 @@ export class Coordinator {
       recordOf: (p) => this.#records.get(p),
       ownedAccounts: () => this.ownedAccounts(),
       stopped: () => this.#closed || this.slots.draining,
+      resume: (key, partition, record) => this.#fenced.resume(key, partition, record),
       opened: (count) => {
         this.#moves.opened += count
       },
@@ -151,6 +157,8 @@ export class Coordinator {
    * now on; resolves when no slot is left (a take in flight is given back when it lands).
    */
   async drain(): Promise<void> {
+    // What fenced accounts kept cannot be published by a relay that leaves: counted as dropped.
+    this.#fenced.close()
     const emptied = new Promise<void>((resolve) => this.#emptied.push(resolve))
     await this.dispatch({ type: 'drain' })
     if (this.slots.size > 0) await emptied
@@ -159,6 +167,7 @@ export class Coordinator {
   /** Nothing new is opened or read from now on (after a drain). */
   close(): void {
     this.#closed = true
+    this.#fenced.close()
     this.#reads.close()
     clearTimeout(this.#fenceTimer)
     this.#fenceTimer = undefined
@@ -278,7 +287,7 @@ export class Coordinator {
       case 'giveBack':
         return this.#giveBack(effect.partition, effect.revision)
       case 'lost':
-        return this.#lost(effect.partition, effect.why)
+        return this.#lost(effect.partition, effect.why, effect.revision)
       case 'reconcile':
         this.opener.reconcileSoon()
         return undefined
@@ -288,6 +297,8 @@ export class Coordinator {
   async #take(partition: number, epoch: number): Promise<void> {
     const sentAt = Date.now()
     const lease = await this.deps.leases.take(String(partition))
+    // Taken back from the revision this relay wrote last: nobody owned it meanwhile, its kept accounts resume.
+    if (lease) this.#fenced.retaken(partition, lease)
     await this.dispatch({ type: 'taken', partition, epoch, sentAt, revision: lease?.revision })
     if (!lease || this.slots.get(partition)?.epoch !== epoch) return
     this.#moves.taken++
@@ -362,14 +373,24 @@ export class Coordinator {
     this.opener.reconcileSoon()
   }
 
-  /** A partition's accounts are stopped at once (no more publishing) and it is forgotten. */
-  async #lost(partition: number, why: string): Promise<void> {
+  /**
+   * A partition lost: its accounts publish nothing more. Fenced (its renewal not confirmed in time: NATS
+   * away), they keep their streams and what those bring until this relay takes it back (`FencedAccounts`);
+   * lost to another relay, they stop at once. Then it is forgotten.
+   */
+  async #lost(partition: number, why: string, revision: number): Promise<void> {
     this.#records.get(partition)?.drop()
     this.deps.metrics.error('LEASE_LOST')
     this.#moves.lost++
-    if (this.deps.lines) this.deps.lines.add('lost partitions; their accounts stopped', why, { partition })
-    else this.deps.logger.warn({ partition }, `lost partition ${partition} (${why}); its accounts stopped`)
-    await this.opener.closeAll(this.table.keysOf(partition), 0)
+    const keep = why === FENCED && !this.#closed && !this.slots.draining
+    const what = keep ? 'lost partitions; their accounts keep what comes until taken back' : 'lost partitions; their accounts stopped'
+    if (this.deps.lines) this.deps.lines.add(what, why, { partition })
+    else this.deps.logger.warn({ partition }, `lost partition ${partition} (${why}); ${keep ? 'its accounts keep what comes until it is taken back' : 'its accounts stopped'}`)
+    if (keep) this.#fenced.park(partition, revision, this.opener.takeOut(this.table.keysOf(partition)))
+    else {
+      this.#fenced.drop(partition, 'another-owner')
+      await this.opener.closeAll(this.table.keysOf(partition), 0)
+    }
     if (!this.slots.holds(partition)) this.#forget(partition)
   }
 

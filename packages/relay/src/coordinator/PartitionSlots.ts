@@ -64,7 +64,8 @@ export type SlotEffect =
   | { type: 'stop'; partition: number; epoch: number }
   | { type: 'giveBack'; partition: number; revision: number }
   /** stop its accounts at once (the lease may be another's) and forget the partition */
-  | { type: 'lost'; partition: number; why: string }
+  /** `revision`: the lease's last one this relay wrote (a fenced relay's accounts resume if nobody wrote it since) */
+  | { type: 'lost'; partition: number; why: string; revision: number }
   /** bring the open accounts in line with the slots */
   | { type: 'reconcile' }
 
@@ -77,6 +78,9 @@ interface MutableSlot {
   claim: Slot['claim']
   waiting?: Slot['waiting']
 }
+
+/** Why a partition is lost when its renewal was not confirmed in time (NATS away, or too slow): a fence. */
+export const FENCED = 'renewal not confirmed in time'
 
 /**
  * The relay's partitions as one state machine: every change to a slot happens in {@link PartitionSlots.apply},
@@ -145,7 +149,7 @@ export class PartitionSlots {
     switch (event.type) {
       case 'fence':
         // A lease whose renewal was not confirmed in time stops publishing before anyone else may take it.
-        for (const [partition, slot] of this.#slots) if (slot.phase !== 'taking' && slot.confirmedUntil <= event.now) this.#lose(partition, 'renewal not confirmed in time', out)
+        for (const [partition, slot] of this.#slots) if (slot.phase !== 'taking' && slot.confirmedUntil <= event.now) this.#lose(partition, FENCED, out)
         break
       case 'renew': {
         const slot = this.#slots.get(event.partition)
@@ -177,7 +181,7 @@ export class PartitionSlots {
           if (slot.phase !== 'claiming' || slot.claim !== 'none') continue
           // Taken so long ago that the lease may have run out: a claim now could fence its next owner.
           if (slot.confirmedUntil <= event.now) {
-            this.#lose(partition, 'renewal not confirmed in time', out)
+            this.#lose(partition, FENCED, out)
             continue
           }
           slot.claim = 'inFlight'
@@ -310,7 +314,8 @@ export class PartitionSlots {
   }
 
   #lose(partition: number, why: string, out: SlotEffect[]): void {
+    const revision = this.#slots.get(partition)?.revision ?? 0
     this.#slots.delete(partition)
-    out.push({ type: 'lost', partition, why })
+    out.push({ type: 'lost', partition, why, revision })
   }
 }
