@@ -35,7 +35,7 @@ async function until(test: () => boolean | Promise<boolean>, timeoutMs = 120_000
 }
 
 /** Samples who owns each key every 10 ms; the longest span each key spent owned twice and owned by none. */
-function sampler(relays: Relay[], keys: string[]) {
+export function sampler(relays: Relay[], keys: string[]) {
   const twiceSince = new Map<string, number>()
   const noneSince = new Map<string, number>()
   let twice = 0

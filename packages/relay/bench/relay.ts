@@ -7,6 +7,7 @@ import { accountKey } from '../src/accountKeys.js'
 import { addAccounts, removeAccounts } from '../src/accountsAdmin.js'
 import { dedupeKey } from '../src/AccountRelay.js'
 import { startRelay } from '../src/startRelay.js'
+import { clusterBench } from './cluster.js'
 import { controlPlaneBench } from './controlPlane.js'
 import { faultsBench } from './faults.js'
 import { scaleBench } from './scale.js'
@@ -90,6 +91,8 @@ async function main(): Promise<void> {
   if (!(await slowHistoryBench(nats))) process.exitCode = 1
   // NATS misbehaving (lost volume, a relay cut off, a drain while opening): servers of their own.
   if (!(await faultsBench())) process.exitCode = 1
+  // A three-node cluster, each node killed in turn under load: servers of their own.
+  if (!(await clusterBench())) process.exitCode = 1
   await scaleBench(nats)
   await nats.close()
 }

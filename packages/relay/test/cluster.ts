@@ -60,7 +60,7 @@ export function spawnRelay(file: string, natsUrl: string, id: string, extra: str
 }
 
 /** An observer of the cluster that owns nothing: who holds which lease, and what the stream holds. */
-export async function observe(natsUrl: string, stream = 'SOLVER_NOTIFICATIONS') {
+export async function observe(natsUrl: string | string[], stream = 'SOLVER_NOTIFICATIONS') {
   const nc: NatsConnection = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
   const jsm: JetStreamManager = await jetstreamManager(nc)
   const kvm = new Kvm(nc)
