@@ -48,17 +48,25 @@ it('taken back from the revision it wrote last: each account resumes on the new 
   expect(calls.slice(2)).toEqual(['unfence a on record', 'unfence b on record'])
 })
 
-it('taken back after another relay wrote the lease (another owner, or a revision it did not write): what was kept is dropped, counted with why, in one line', async () => {
+it('taken back after another relay wrote the lease (its entry, or none: given back): what was kept is dropped, counted with why, in one line', async () => {
   const { fenced, calls, account, dropped, lines } = setup()
   fenced.park(1, 10, [account('a', 5), account('b', 2)])
   fenced.retaken(1, { from: 'relay-b', after: 12 })
   expect(calls).toContain('stop a 0')
   expect(await dropped('another-owner')).toBe(7)
+  // Given back by whoever took it meanwhile (a delete): created afresh, so not this relay's entry.
   fenced.park(2, 20, [account('c', 1)])
-  fenced.retaken(2, { from: undefined, after: 23 })
+  fenced.retaken(2, { from: undefined, after: undefined })
   expect(await dropped('another-owner')).toBe(8)
   expect(fenced.resume('c', 2, 'record' as never)).toBeUndefined()
   expect(lines).toHaveLength(2)
+})
+
+it('a renewal NATS stored but never acknowledged (the entry newer than the relay knew, still its own): the accounts resume', () => {
+  const { fenced, account } = setup()
+  fenced.park(4, 30, [account('d', 3)])
+  fenced.retaken(4, { from: undefined, after: 31 })
+  expect(fenced.resume('d', 4, 'record' as never)?.watched.key).toBe('d')
 })
 
 it('kept at most KEEP_MS, and within the bound on what is kept (the partition keeping most lets go)', async () => {

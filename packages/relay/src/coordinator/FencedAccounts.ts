@@ -11,7 +11,7 @@ export const MAX_KEPT = 200_000
 
 interface Parked {
   relays: Map<string, AccountRelay>
-  /** the lease's last revision this relay wrote: taken again from it, nobody owned the partition meanwhile */
+  /** the lease's last revision this relay knew it wrote: taken again over its own entry from there on, nobody owned the partition meanwhile */
   revision: number
   timer: ReturnType<typeof setTimeout>
   /** taken again from that revision: its accounts resume as the opener asks for them */
@@ -79,11 +79,17 @@ export class FencedAccounts {
     this.#parked.set(partition, { relays: all, revision, timer, resumable: false })
   }
 
-  /** The partition was taken again: from the revision this relay wrote last, its accounts resume; from anyone else's, they let go. */
+  /**
+   * The partition was taken again, by revision, over `after`: when that entry is this relay's own (no
+   * `from`), written at or after the revision it held when fenced, nobody else wrote the lease since
+   * (only its owner writes a lease, and a relay gives one back by deleting it), so its accounts resume.
+   * A renewal NATS stored but never acknowledged makes `after` newer than what the relay knew: still its
+   * own. Taken over anyone else's entry, or created afresh (given back, or the bucket reset), they let go.
+   */
   retaken(partition: number, lease: { from: string | undefined; after: number | undefined }): void {
     const p = this.#parked.get(partition)
     if (!p) return
-    if (lease.from === undefined && lease.after === p.revision) p.resumable = true
+    if (lease.from === undefined && lease.after !== undefined && lease.after >= p.revision) p.resumable = true
     else this.drop(partition, 'another-owner')
   }
 
