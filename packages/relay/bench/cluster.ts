@@ -6,7 +6,7 @@ import { startCluster } from '../test/natsCluster.js'
 import { accountKey } from '../src/accountKeys.js'
 import { addAccounts } from '../src/accountsAdmin.js'
 import { type Relay, startRelay } from '../src/startRelay.js'
-import { sampler } from './faults.js'
+import { sampler, until } from './faults.js'
 
 /**
  * CLUSTER: two relays on a three-node JetStream cluster on loopback (R3 stream and buckets), enigma
@@ -21,13 +21,6 @@ const TTL = 15_000
 const ROUND = TTL / 3
 const address = (i: number) => `0x${(0xc1b000 + i).toString(16).padStart(40, '0')}`
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-async function until(test: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error('cluster bench timed out')
-    await sleep(20)
-  }
-}
 const STREAMS = ['SOLVER_NOTIFICATIONS', 'KV_solver_relay_accounts', 'KV_solver_relay_leases', 'KV_solver_relay_checkpoints']
 
 export async function clusterBench(): Promise<boolean> {

@@ -26,10 +26,11 @@ const ROUND = TTL / 3
 const address = (i: number) => `0x${(0xfa1700 + i).toString(16).padStart(40, '0')}`
 const configOf = (s: { httpUrl: string; wsUrl: string }) => ({ defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: s.httpUrl, notifications: { protocol: 'rasa' as const, url: s.wsUrl } } } } } })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-async function until(test: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+/** Waits for `test` (a figure's condition), 2 minutes at most. */
+export async function until(test: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await test())) {
-    if (Date.now() > deadline) throw new Error('faults bench timed out')
+    if (Date.now() > deadline) throw new Error('bench timed out waiting for its condition')
     await sleep(20)
   }
 }
