@@ -70,6 +70,8 @@ export interface AccountContext {
   lines?: RepeatedLines | undefined
   /** the relay's `verify` option: off unless it says so */
   verify?: boolean | { intervalMs?: number | undefined } | undefined
+  /** NATS refuses this relay's user the publish (its permissions): the relay withdraws and says so */
+  denied?: ((message: string) => void) | undefined
   /** notifications kept by fenced accounts went up or down by `n` (their bound, see `FencedAccounts`) */
   kept?: ((n: number) => void) | undefined
 }
@@ -276,8 +278,11 @@ export class AccountRelay {
     // its first failure is a PUBLISH failure with its cause, once: the alert of the README. A blip whose
     // retries all succeed raises no alert; a relay letting the account go is not one either.
     metrics.retried(cause.kind)
+    // Denied, it would be retried here for ever: the relay withdraws, so another relay (one its user lets publish) owns the account.
+    if (cause.kind === 'permission') this.ctx.denied?.(cause.message)
     p.failingSince ??= Date.now()
-    if (!this.stopped && !p.counted && Date.now() - p.failingSince >= STUCK_MS) {
+    // A permission does not come back by itself: that failure counts at once.
+    if (!this.stopped && !p.counted && (cause.kind === 'permission' || Date.now() - p.failingSince >= STUCK_MS)) {
       p.counted = true
       metrics.publishFailed(cause.kind)
     }

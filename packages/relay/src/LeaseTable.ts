@@ -52,6 +52,8 @@ export class LeaseTable {
     private readonly prefix = 'partitions',
     /** an entry that is not a lease (written by hand, or by a broken tool), once per revision */
     private readonly onGarbage: (key: string, why: GarbageLease, revision: number) => void = () => {},
+    /** NATS denies this relay's user the writes of a lease (its permissions): the relay withdraws */
+    private readonly onDenied: (message: string) => void = () => {},
   ) {}
 
   /** A lease entry changed (`<prefix>.<key>`, the prefix removed). */
@@ -95,6 +97,7 @@ export class LeaseTable {
       const revision = current ? await this.kv.update(`${this.prefix}.${key}`, this.value(), current.revision) : await this.kv.create(`${this.prefix}.${key}`, this.value())
       return { revision, from: current && current.owner !== this.owner ? current.owner : undefined, after: current?.revision }
     } catch (error) {
+      this.denied(error)
       // Someone else got it first, or our view was stale (a renewal of ours landed unseen, the watch down
       // after a reconnect): the entry is read again, so the next round's take sees what is there now
       // instead of failing on the same old revision for as long as the watch is away.
@@ -105,6 +108,12 @@ export class LeaseTable {
       }
       return undefined
     }
+  }
+
+  /** A write NATS refused for the user's permissions is told (the relay withdraws); any other failure is the caller's. */
+  private denied(error: unknown): void {
+    const message = (error as Error)?.message ?? String(error)
+    if (/permission/i.test(message)) this.onDenied(message)
   }
 
   /** The bucket was reset: every lease and revision seen is forgotten (its watch reads it again from the start). */
@@ -138,6 +147,7 @@ export class LeaseTable {
     try {
       return await this.kv.update(`${this.prefix}.${key}`, this.value(), revision)
     } catch (error) {
+      this.denied(error)
       if (!/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) return 'unknown'
       // The revision moved. A renewal of ours that timed out but was stored moves it too, and this
       // relay's watch may not have seen it yet: the entry itself says whose the lease is. Ours, it is

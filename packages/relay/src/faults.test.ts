@@ -178,7 +178,7 @@ describe('JetStream refusing publishes is a PUBLISH error with its cause', () =>
     expect(lines.some((line) => /maximum messages/.test(line))).toBe(true)
   })
 
-  it.skipIf(!natsAvailable)("a publish the relay's NATS user may not make: counted as permission, the log names PermissionViolation (not a timeout)", async () => {
+  it.skipIf(!natsAvailable)("a publish the relay's NATS user may not make: counted as permission, the log names PermissionViolation (not a timeout); the relay is not ready and withdraws", async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs')
     const { join } = await import('node:path')
     const { tmpdir } = await import('node:os')
@@ -201,6 +201,11 @@ describe('JetStream refusing publishes is a PUBLISH error with its cause', () =>
     await until(async () => /solver_relay_publish_failures_total\{cause="permission"\} [1-9]/.test(await relay.registry.metrics()), 'a publish refused for permission', 15_000)
     expect(await relay.registry.metrics()).toMatch(/solver_relay_errors_total\{code="PUBLISH"\} [1-9]/)
     expect(lines.some((line) => /Permissions Violation/i.test(line))).toBe(true)
+    // It cannot do its job: not ready, the permission named, withdrawn (another relay would own the account).
+    const readiness = await relay.ready()
+    expect(readiness.ready).toBe(false)
+    expect(readiness.reason).toMatch(/publish to solver\.notifications\.>/)
+    expect(await relay.registry.metrics()).toContain('solver_relay_permission_denied{operation="publish to solver.notifications.>"} 1')
   })
 })
 

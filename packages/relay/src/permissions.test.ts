@@ -12,7 +12,8 @@ import { addAccounts } from './accountsAdmin.js'
 import { startRelay } from './startRelay.js'
 
 // A relay that cannot do its job says so (real nats-server with users): one whose NATS user may not write
-// the checkpoints bucket is not ready, names the permission, and its partitions go to the other relay.
+// the checkpoints bucket, or the partition leases, is not ready, names the permission, and its
+// partitions go to the other relay (publishes: faults.test.ts).
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterEach(async () => {
@@ -20,9 +21,12 @@ afterEach(async () => {
 })
 const address = (i: number) => `0x${(0xbe0000 + i).toString(16).padStart(40, '0')}`
 
-it.skipIf(!natsAvailable)('no write access to the checkpoints bucket: not ready with the permission named, and every account goes to the relay that can, without a line a partition a round', async () => {
+it.skipIf(!natsAvailable).each([
+  { what: 'the checkpoints bucket', deny: '$KV.solver_relay_checkpoints.>', operation: 'write checkpoints', reason: /checkpoints/ },
+  { what: "the leases bucket's partition leases", deny: '$KV.solver_relay_leases.partitions.>', operation: 'write leases', reason: /leases/ },
+])('no write access to $what: not ready with the permission named, and every account goes to the relay that can, without a line a partition a round', async ({ deny, operation, reason }) => {
   const file = join(mkdtempSync(join(tmpdir(), 'relay-perm-')), 'nats.conf')
-  writeFileSync(file, `authorization { users = [ { user: limited, password: limited-pass, permissions: { publish: { deny: ["$KV.solver_relay_checkpoints.>"] } } }, { user: admin, password: admin-pass } ] }\n`)
+  writeFileSync(file, `authorization { users = [ { user: limited, password: limited-pass, permissions: { publish: { deny: ["${deny}"] } } }, { user: admin, password: admin-pass } ] }\n`)
   const nats = await startNats(['-c', file])
   cleanups.push(() => nats.close())
   const sim = await startSolverSimulator({ protocol: 'rasa' })
@@ -35,10 +39,10 @@ it.skipIf(!natsAvailable)('no write access to the checkpoints bucket: not ready 
   const limited = await startRelay({ config, nats: { servers: nats.url, user: 'limited', password: 'limited-pass' }, leaseTtlMs: 1_500, instanceId: 'limited', partitions: 16, log: (line) => lines.push(line) })
   cleanups.push(() => limited.close())
   await addAccounts(admin, Array.from({ length: 40 }, (_, i) => accountKey(1, 'beta', address(i))))
-  await until(async () => (await limited.ready()).reason?.includes('permission') === true, 'the limited relay to say it may not write checkpoints', 20_000)
+  await until(async () => (await limited.ready()).reason?.includes('permission') === true, `the limited relay to say it may not ${operation}`, 20_000)
   const readiness = await limited.ready()
   expect(readiness.ready).toBe(false)
-  expect(readiness.reason).toMatch(/checkpoints/)
+  expect(readiness.reason).toMatch(reason)
   await until(() => able.owned().length === 40 && limited.owned().length === 0, 'every account with the relay that can write checkpoints', 20_000)
   // Steady: nothing planned back to the limited relay, and no line a partition a round.
   const before = lines.length
@@ -54,5 +58,5 @@ it.skipIf(!natsAvailable)('no write access to the checkpoints bucket: not ready 
   // A round's own summary line aside, at most one aggregated line a second: none per partition.
   const news = lines.slice(before).filter((line) => !line.startsWith('round '))
   expect(news.length, news.join('\n')).toBeLessThanOrEqual(3)
-  expect(await limited.registry.metrics()).toMatch(/^solver_relay_permission_denied\{operation="write checkpoints"\} 1$/m)
+  expect(await limited.registry.metrics()).toContain(`solver_relay_permission_denied{operation="${operation}"} 1`)
 }, 60_000)

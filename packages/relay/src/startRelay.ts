@@ -201,10 +201,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     natsConnected: () => natsConnected,
     client: () => client.stats(),
   })
-  const leases = partitionLeases(leasesKv, id, leaseTtlMs, metrics, logger)
+  // NATS denies an operation the relay needs (writing leases, checkpoints, publishing): it withdraws and says so.
+  const denied = (operation: string, message: string) => withdrawDenied(operation, message, { metrics, membership, logger, soon: () => rounds?.soon() })
+  const leases = partitionLeases(leasesKv, id, leaseTtlMs, metrics, logger, (message) => denied('write leases', message))
   // An outage's thousands of failed publishes and lost partitions: one line a second, counted by cause.
   const lines = new RepeatedLines(logger)
   const accountContext: AccountContext = {
+    denied: (message) => denied(`publish to ${prefix}.>`, message),
     positions: new StreamPositions(),
     lines,
     verify: options.verify,
@@ -238,7 +241,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     totalAccounts: () => rounds?.totalAccounts ?? 0,
     livenessSoon: () => rounds?.soon(),
     lines,
-    denied: (operation, message) => withdrawDenied(operation, message, { metrics, membership, logger, soon: () => rounds?.soon() }),
+    denied,
   })
   coordinator = c
   const watches: [BucketFollower, BucketFollower] = [
@@ -401,11 +404,18 @@ function withdrawDenied(operation: string, message: string, r: { metrics: RelayM
 }
 
 /** The partition leases; entries that are not leases are reported as the watch delivers them, once per revision. */
-function partitionLeases(kv: KV, id: string, leaseTtlMs: number, metrics: RelayMetrics, logger: RelayLogger): LeaseTable {
-  return new LeaseTable(kv, id, leaseTtlMs, 'partitions', (key, why, revision) => {
-    metrics.garbageLeases++
-    logger.warn({ lease: `partitions.${key}`, why, revision }, 'an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over')
-  })
+function partitionLeases(kv: KV, id: string, leaseTtlMs: number, metrics: RelayMetrics, logger: RelayLogger, denied: (message: string) => void): LeaseTable {
+  return new LeaseTable(
+    kv,
+    id,
+    leaseTtlMs,
+    'partitions',
+    (key, why, revision) => {
+      metrics.garbageLeases++
+      logger.warn({ lease: `partitions.${key}`, why, revision }, 'an entry of the leases bucket is not a lease: treated as expired, the next round takes the partition over')
+    },
+    denied,
+  )
 }
 
 /** Refused credentials: counted, logged once per outage, and named by readiness until a reconnect succeeds. */
