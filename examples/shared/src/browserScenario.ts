@@ -152,6 +152,10 @@ export async function runCrossTabInBrowser(root: string, check: (message: string
     const url = `${site.url}/?${sims.query}&account=${DEMO_ACCOUNT}`
     const first = await context.newPage()
     await first.goto(url)
+    // The switch sits after the status log in the header: each status the socket goes through moves it.
+    // Clicked while "connecting" became "connecting → open", the click landed beside it (seen once in CI,
+    // on a loaded machine); once open, the header stays put (as the devtools scenario waits too).
+    await first.getByTestId('status').filter({ hasText: 'open' }).waitFor()
     await first.getByLabel('share sockets across tabs').check()
     await first.getByTestId('cross-tab-role').filter({ hasText: 'leader' }).waitFor()
     const second = await context.newPage()

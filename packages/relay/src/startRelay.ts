@@ -216,13 +216,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     subjectPrefix: prefix,
     metrics,
     logger,
-    protocolOf: (w) => {
-      try {
-        return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
-      } catch {
-        return 'unknown'
-      }
-    },
+    protocolOf: (w) => protocolOf(config, w),
     streamLost: streamRecovery(jsm, streamName, prefix, settings.replicas, logger),
     tracer: () => tracerOf(options.tracerProvider),
   }
@@ -392,6 +386,15 @@ function followReconnects(
  */
 function relayClient(options: RelayOptions, config: NotificationsConfig): NotificationsClient {
   return createNotificationsClient({ lingerMs: 0, maxAccountsPerHub: RELAY_HUB_ACCOUNTS, ...options.client, search: { concurrency: CONCURRENCY }, config })
+}
+
+/** The wire protocol of an account's solver (a metrics label), `unknown` for a solver the config lacks. */
+function protocolOf(config: NotificationsConfig, w: { chainId: number; solverId: string }): string {
+  try {
+    return config.getSolver({ chainId: w.chainId, solverId: w.solverId }).notifications.protocol
+  } catch {
+    return 'unknown'
+  }
 }
 
 /** NATS denies the relay an operation it needs: it withdraws (capacity 0: the others take its partitions) and says so, once per operation. */
