@@ -3,6 +3,8 @@
 # Node ESM and CommonJS (subscribe + search against the simulator), TypeScript in four module
 # resolutions with skipLibCheck false, Jest (and its default fake timers), and Bun and Deno clients. Needs `pnpm build` first.
 set -euo pipefail
+# The registry as it stood on one date (see .ci/release/rehearse.sh, which sets the same one).
+export npm_config_before="${npm_config_before:-2026-11-20T00:00:00Z}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

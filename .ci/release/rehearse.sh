@@ -5,6 +5,10 @@
 # of each package against the testkit simulator from its tarball. Needs `pnpm build` first (the
 # scratch copy packs the dist the build made).
 set -euo pipefail
+# The fresh projects resolve the registry as it stood on one date: a package published afterwards (on
+# 2026-12-02 one asked for a regjsparser the registry did not have) cannot break a rehearsal of our own
+# tarballs. Move the date on deliberately, in a commit of its own, after a green run with the new one.
+export npm_config_before="${npm_config_before:-2026-11-20T00:00:00Z}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
