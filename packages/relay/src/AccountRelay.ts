@@ -360,9 +360,9 @@ export class AccountRelay {
   /**
    * Lets the account go: no more frames, waits (up to `graceMs`) for publishes in flight, gives its
    * last position to its partition's record (the caller flushes that before the lease is released),
-   * or, when it was removed from the bucket (`forget`), takes its position out of the record.
+   * or, when it was removed from the bucket (`forget`, asked when it is done), takes its position out of the record.
    */
-  async stop(graceMs = 5_000, forget = false): Promise<void> {
+  async stop(graceMs = 5_000, forget: boolean | (() => boolean) = false): Promise<void> {
     if (this.stopped) return
     this.subscription?.unsubscribe()
     this.ctx.positions.delete(this)
@@ -380,7 +380,7 @@ export class AccountRelay {
     for (const p of this.pending ?? []) p.span?.end()
     for (const timer of this.retryTimers ?? []) clearTimeout(timer)
     this.retryTimers = undefined
-    if (forget) this.record.forget(this.watched.key, this)
+    if (typeof forget === 'function' ? forget() : forget) this.record.forget(this.watched.key, this)
     else this.record.moved(this)
   }
 }

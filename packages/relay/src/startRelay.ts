@@ -278,7 +278,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const left = membership.leave()
     await c.drain()
     await c.opener.running
-    await c.opener.closeAll(c.opener.open.keys())
+    await c.dispatch({ type: 'closeAccounts', keys: [...c.opener.open.keys()] })
     closed = true
     c.close()
     await liveness.stop()

@@ -7,7 +7,7 @@ import { PartitionCheckpoint, type RecordHooks } from '../PartitionCheckpoint.js
 import type { BucketEntry } from '../readBucket.js'
 import type { RelayLogger } from '../relayLogger.js'
 import type { RelayMetrics } from '../RelayMetrics.js'
-import { AccountOpener } from './AccountOpener.js'
+import { type AccountEvent, AccountOpener } from './AccountOpener.js'
 import { AccountTable } from './AccountTable.js'
 import { FencedAccounts } from './FencedAccounts.js'
 import { PartitionReads, type ReadOutcome } from './PartitionReads.js'
@@ -21,11 +21,20 @@ import { CONCURRENCY, runBounded } from './runBounded.js'
  */
 export type RelayEvent =
   | SlotEvent
+  | AccountEvent
+  /** a take's answer: the lease, or undefined when another relay was first */
+  | { type: 'leaseTaken'; partition: number; epoch: number; sentAt: number; lease: TakenLease | undefined }
+  /** a claim's answer: the record claimed, or why not */
+  | { type: 'recordClaimed'; partition: number; epoch: number; record?: PartitionCheckpoint | undefined; error?: unknown }
+  /** a lost partition's accounts are stopped: unless it was taken again meanwhile, it is forgotten */
+  | { type: 'forget'; partition: number }
   | { type: 'entry'; entry: BucketEntry }
   | { type: 'leaseEntry'; entry: KvEntry }
   /** a bucket was reset (NATS lost it, or it was recreated): what this relay held of it is gone */
   | { type: 'bucketReset'; bucket: 'accounts' | 'leases' | 'checkpoints' }
   | ({ type: 'readDone' } & ReadOutcome)
+
+type TakenLease = NonNullable<Awaited<ReturnType<LeaseTable['take']>>>
 
 /** What the coordinator is given: the relay's identity, stores and shared per-account context. */
 export interface CoordinatorDeps {
@@ -106,7 +115,7 @@ export class Coordinator {
       this.slots,
       this.table,
       (event) => void this.dispatch(event),
-      () => this.opener.reconcileSoon(),
+      () => void this.dispatch({ type: 'reconcile' }),
     )
     this.opener = new AccountOpener(deps.accountContext, {
       wanted: this.table.wanted,
@@ -121,6 +130,7 @@ export class Coordinator {
       settled: () => this.reportMoves(),
       warn: (message) => deps.logger.warn({}, message),
       error: (account, message) => deps.logger.error({ account }, message),
+      dispatch: (event) => this.dispatch(event),
     })
   }
 
@@ -221,9 +231,32 @@ export class Coordinator {
     if (opened > 0) logger.info({ opened, owned: this.opener.open.size, accounts: totalAccounts() }, 'accounts moved')
   }
 
+  /** Whether an event is being applied (every write of the partitions and accounts happens then). */
+  get applying(): boolean {
+    return this.#applying
+  }
+
   /** Applies one event; returns the requests its caller waits for. */
   #apply(event: RelayEvent): Promise<unknown>[] {
     switch (event.type) {
+      case 'openAccounts':
+      case 'accountsBegun':
+      case 'closeAccounts':
+      case 'accountClosed':
+      case 'reconcile':
+        return this.opener.apply(event)
+      case 'leaseTaken':
+        return this.#leaseTaken(event.partition, event.epoch, event.sentAt, event.lease)
+      case 'recordClaimed': {
+        const { partition, epoch, record } = event
+        if (record) this.#claimed.set(`${partition}:${epoch}`, record)
+        else if (this.#claiming(partition, epoch)) this.#givenUp(partition, 'checkpoints not claimed', event.error)
+        this.#slotsChanged = true
+        return this.#run(this.slots.apply({ type: 'claimed', partition, epoch, ok: record !== undefined }))
+      }
+      case 'forget':
+        if (!this.slots.holds(event.partition)) this.#forget(event.partition)
+        return []
       case 'entry':
         this.#entry(event.entry)
         return []
@@ -297,15 +330,28 @@ export class Coordinator {
   async #take(partition: number, epoch: number): Promise<void> {
     const sentAt = Date.now()
     const lease = await this.deps.leases.take(String(partition))
+    await this.dispatch({ type: 'leaseTaken', partition, epoch, sentAt, lease })
+  }
+
+  #leaseTaken(partition: number, epoch: number, sentAt: number, lease: TakenLease | undefined): Promise<unknown>[] {
     // Taken back from the revision this relay wrote last: nobody owned it meanwhile, its kept accounts resume.
     if (lease) this.#fenced.retaken(partition, lease)
-    await this.dispatch({ type: 'taken', partition, epoch, sentAt, revision: lease?.revision })
-    if (!lease || this.slots.get(partition)?.epoch !== epoch) return
-    this.#moves.taken++
-    if (lease.from) {
-      this.deps.metrics.takeovers++
-      this.#moves.from.set(lease.from, (this.#moves.from.get(lease.from) ?? 0) + 1)
+    this.#slotsChanged = true
+    const waits = this.#run(this.slots.apply({ type: 'taken', partition, epoch, sentAt, revision: lease?.revision }))
+    if (lease && this.slots.get(partition)?.epoch === epoch) {
+      this.#moves.taken++
+      if (lease.from) {
+        this.deps.metrics.takeovers++
+        this.#moves.from.set(lease.from, (this.#moves.from.get(lease.from) ?? 0) + 1)
+      }
     }
+    return waits
+  }
+
+  /** Whether the take of this epoch is still claiming its record (a claim handed over, or lost, before its turn must not fence the new owner). */
+  #claiming(partition: number, epoch: number): boolean {
+    const slot = this.slots.get(partition)
+    return slot?.epoch === epoch && slot.phase === 'claiming'
   }
 
   async #renew(partition: number, epoch: number, revision: number): Promise<void> {
@@ -323,16 +369,13 @@ export class Coordinator {
     await runBounded(
       batch,
       async ({ partition, epoch }) => {
-        // Handed over (or lost) before its turn came: claiming now would fence its new owner.
-        const stillMine = () => this.slots.get(partition)?.epoch === epoch && this.slots.get(partition)?.phase === 'claiming'
+        let answer: { record: PartitionCheckpoint } | { error: unknown }
         try {
-          const record = await PartitionCheckpoint.claim(this.deps.checkpoints, partition, this.deps.id, this.#recordHooks(partition), stillMine)
-          this.#claimed.set(`${partition}:${epoch}`, record)
-          await this.dispatch({ type: 'claimed', partition, epoch, ok: true })
+          answer = { record: await PartitionCheckpoint.claim(this.deps.checkpoints, partition, this.deps.id, this.#recordHooks(partition), () => this.#claiming(partition, epoch)) }
         } catch (error) {
-          if (stillMine()) this.#givenUp(partition, 'checkpoints not claimed', error)
-          await this.dispatch({ type: 'claimed', partition, epoch, ok: false })
+          answer = { error }
         }
+        await this.dispatch({ type: 'recordClaimed', partition, epoch, ...answer })
       },
       CONCURRENCY,
     )
@@ -358,7 +401,7 @@ export class Coordinator {
 
   /** A release: its accounts stopped (checkpoints written after what is in flight), then the slot hears it. */
   async #stop(partition: number, epoch: number): Promise<void> {
-    await this.opener.closeAll(this.table.keysOf(partition))
+    await this.dispatch({ type: 'closeAccounts', keys: [...this.table.keysOf(partition)] })
     // The accounts' last positions written before the lease goes: the next owner resumes there.
     if (this.slots.get(partition)?.epoch === epoch) await this.#records.get(partition)?.flush()
     await this.dispatch({ type: 'stopped', partition, epoch })
@@ -370,7 +413,7 @@ export class Coordinator {
     this.#moves.handedOver++
     this.#forget(partition)
     await this.deps.leases.giveBack(String(partition), revision)
-    this.opener.reconcileSoon()
+    await this.dispatch({ type: 'reconcile' })
   }
 
   /**
@@ -386,12 +429,14 @@ export class Coordinator {
     const what = keep ? 'lost partitions; their accounts keep what comes until taken back' : 'lost partitions; their accounts stopped'
     if (this.deps.lines) this.deps.lines.add(what, why, { partition })
     else this.deps.logger.warn({ partition }, `lost partition ${partition} (${why}); ${keep ? 'its accounts keep what comes until it is taken back' : 'its accounts stopped'}`)
-    if (keep) this.#fenced.park(partition, revision, this.opener.takeOut(this.table.keysOf(partition)))
-    else {
-      this.#fenced.drop(partition, 'another-owner')
-      await this.opener.closeAll(this.table.keysOf(partition), 0)
+    if (keep) {
+      this.#fenced.park(partition, revision, this.opener.takeOut(this.table.keysOf(partition)))
+      if (!this.slots.holds(partition)) this.#forget(partition)
+      return
     }
-    if (!this.slots.holds(partition)) this.#forget(partition)
+    this.#fenced.drop(partition, 'another-owner')
+    await this.dispatch({ type: 'closeAccounts', keys: [...this.table.keysOf(partition)], graceMs: 0 })
+    await this.dispatch({ type: 'forget', partition })
   }
 
   /** A partition let go: its accounts are forgotten (an account it does not own costs it no memory). */
@@ -409,7 +454,7 @@ export class Coordinator {
     if (verdict.kind === 'removed') this.#removed(verdict.key, verdict.partition)
     else if (verdict.kind === 'put') {
       // Accounts read by a partition's load open together when the loads are done (one subscribe frame per hub per batch).
-      if (this.slots.isMine(verdict.partition) && !this.opener.open.has(verdict.key) && !this.#reads.reading) this.opener.reconcileSoon()
+      if (this.slots.isMine(verdict.partition) && !this.opener.has(verdict.key) && !this.#reads.reading) this.opener.reconcileSoon()
     }
   }
 
@@ -420,7 +465,8 @@ export class Coordinator {
   }
 
   #removed(key: string, partition: number): void {
-    if (!this.opener.open.has(key)) this.#records.get(partition)?.forget(key)
+    // An account still stopping takes its position out itself (it asks whether it is wanted when it is done).
+    if (!this.opener.has(key)) this.#records.get(partition)?.forget(key)
     if (this.slots.isMine(partition)) this.opener.reconcileSoon()
   }
 

@@ -151,7 +151,7 @@ export class LivenessRounds {
     const putOff = this.#readPutOff
     this.#readPutOff = !readNow({ now: Date.now(), taken: toTake.length - notTaken, waiting, putOff })
     if (!this.#readPutOff) void coordinator.dispatch({ type: 'load', now: Date.now() })
-    if (toTake.length > 0 || toRelease > 0) coordinator.opener.reconcileSoon()
+    if (toTake.length > 0 || toRelease > 0) void coordinator.dispatch({ type: 'reconcile' })
     coordinator.reportMoves()
     // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.
     let next = membership.nextExpiry()

@@ -1,0 +1,228 @@
+import { createConfig, createNotificationsClient } from '@solver-notifications/core'
+import { type MemorySimulator, startMemorySimulator } from '@solver-notifications/testkit'
+import type { KV } from '@nats-io/kv'
+import { afterEach, expect, it } from 'vitest'
+import { accountKey } from '../accountKeys.js'
+import { type AccountContext, StreamPositions } from '../AccountRelay.js'
+import { storedKey } from '../deployment.js'
+import type { JetStreamPublisher } from '../JetStreamPublisher.js'
+import { LeaseTable } from '../LeaseTable.js'
+import { Membership } from '../Membership.js'
+import type { BucketEntry } from '../readBucket.js'
+import { silentLogger } from '../relayLogger.js'
+import { RelayMetrics } from '../RelayMetrics.js'
+import { Coordinator } from './Coordinator.js'
+
+// The coordinator on in-memory stores: its leases, heartbeats and checkpoint records in a KV that
+// keeps revisions as NATS does (create fails on a live key, update and delete by revision), its
+// accounts read from a list, its streams from the in-memory simulator, its publishes acknowledged
+// by a stand-in. Nothing here is about NATS: it is about who writes the relay's accounts, and when.
+
+interface Stored {
+  value: string
+  revision: number
+  operation: 'PUT' | 'DEL'
+  created: Date
+}
+
+/** The part of a NATS KV bucket the leases, heartbeats and checkpoint records use, in memory. */
+function memoryKv(): KV {
+  const entries = new Map<string, Stored>()
+  let sequence = 0
+  const entryOf = (key: string, e: Stored) => ({
+    bucket: 'memory',
+    key,
+    value: new TextEncoder().encode(e.value),
+    revision: e.revision,
+    operation: e.operation,
+    created: e.created,
+    delta: 0,
+    length: e.value.length,
+    string: () => e.value,
+    json: <T>() => JSON.parse(e.value) as T,
+  })
+  const write = (key: string, value: string, operation: 'PUT' | 'DEL' = 'PUT') => {
+    entries.set(key, { value, revision: ++sequence, operation, created: new Date() })
+    return sequence
+  }
+  const expect = (key: string, revision: number | undefined) => {
+    const last = entries.get(key)?.revision ?? 0
+    if (revision !== undefined && last !== revision) throw new Error(`wrong last sequence: ${last}`)
+  }
+  const kv = {
+    async get(key: string) {
+      const e = entries.get(key)
+      return e ? entryOf(key, e) : null
+    },
+    async create(key: string, value: string) {
+      if (entries.get(key)?.operation === 'PUT') throw new Error('wrong last sequence: key exists')
+      return write(key, value)
+    },
+    async update(key: string, value: string, revision: number) {
+      expect(key, revision)
+      return write(key, value)
+    },
+    async put(key: string, value: string) {
+      return write(key, value)
+    },
+    async delete(key: string, options?: { previousSeq?: number }) {
+      expect(key, options?.previousSeq)
+      write(key, '', 'DEL')
+    },
+    async keys() {
+      const live = [...entries].filter(([, e]) => e.operation === 'PUT').map(([key]) => key)
+      return (async function* () {
+        yield* live
+      })()
+    },
+  }
+  return kv as unknown as KV
+}
+
+const P = 4
+/** more accounts than the opener opens (or hands over) at once, so some of them wait for a turn */
+const N = 150
+const accounts = Array.from({ length: N }, (_, i) => accountKey(1, 'alpha', `0x${(i + 1).toString(16).padStart(40, '0')}`))
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function start(sim: MemorySimulator) {
+  const config = createConfig({
+    defaultChainId: 1,
+    chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: { notifications: { protocol: 'enigma', url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
+  })
+  const client = createNotificationsClient({ config, lingerMs: 0, ...sim.clientOptions })
+  cleanups.push(() => client.close())
+  const published: string[] = []
+  const publisher = {
+    publish: (_subject: string, body: string, _msgId: string, done: (error: undefined, duplicate: boolean) => void) => {
+      published.push((JSON.parse(body) as { id: string }).id)
+      queueMicrotask(() => done(undefined, false))
+    },
+    inFlight: 0,
+  } as unknown as JetStreamPublisher
+  let coordinator: Coordinator | undefined
+  const metrics = new RelayMetrics({
+    owned: () => coordinator?.ownedCount() ?? 0,
+    partitions: () => coordinator?.slots.size ?? 0,
+    partitionCount: () => P,
+    accounts: () => N,
+    pending: () => 0,
+    natsConnected: () => true,
+    client: () => client.stats(),
+  })
+  const accountContext: AccountContext = {
+    positions: new StreamPositions(),
+    client,
+    publisher,
+    subjectPrefix: 'solver.notifications',
+    metrics,
+    logger: silentLogger,
+    protocolOf: () => 'enigma',
+    streamLost: () => Promise.resolve(false),
+    tracer: () => undefined,
+  }
+  const leasesKv = memoryKv()
+  const bucket: BucketEntry[] = accounts.map((key) => {
+    const value = JSON.stringify({ since: Math.floor(Date.now() / 1000) - 60 })
+    return { key: storedKey(key, P), operation: 'PUT', created: new Date(), length: value.length, json: <T>() => JSON.parse(value) as T }
+  })
+  coordinator = new Coordinator({
+    id: 'relay-a',
+    partitions: P,
+    leaseTtlMs: 60_000,
+    fenceMarginMs: 10_000,
+    leases: new LeaseTable(leasesKv, 'relay-a', 60_000),
+    membership: new Membership(leasesKv, 'relay-a', Number.MAX_SAFE_INTEGER, 60_000),
+    checkpoints: memoryKv(),
+    readAccounts: async (pattern, onEntry) => {
+      const prefix = pattern === '>' ? '' : pattern.slice(0, -1)
+      for (const e of bucket) if (e.key.startsWith(prefix)) onEntry(e)
+    },
+    accountContext,
+    metrics,
+    logger: silentLogger,
+    totalAccounts: () => N,
+    livenessSoon: () => {},
+  })
+  const c = coordinator
+  cleanups.push(() => c.close())
+  // Every write of which accounts are open, and whether the coordinator was applying an event then.
+  const writes: Array<{ op: 'set' | 'delete'; key: string; applying: boolean }> = []
+  const open = c.opener.open
+  const set = open.set.bind(open)
+  const remove = open.delete.bind(open)
+  open.set = (key, relay) => {
+    writes.push({ op: 'set', key, applying: c.applying })
+    return set(key, relay)
+  }
+  open.delete = (key) => {
+    writes.push({ op: 'delete', key, applying: c.applying })
+    return remove(key)
+  }
+  return { coordinator: c, writes, published }
+}
+
+/** A liveness round as the relay's rounds run one: plan every partition here, take them, read them. */
+async function takeAll(c: Coordinator): Promise<void> {
+  const all = new Set(Array.from({ length: P }, (_, p) => p))
+  await c.dispatch({ type: 'plan', mine: all })
+  await Promise.all([...all].map((partition) => c.dispatch({ type: 'take', partition })))
+  await c.dispatch({ type: 'load', now: Date.now() })
+}
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  // A deadline, not a pace: the loop ends as soon as `done` holds.
+  const deadline = Date.now() + 20_000
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not reached in 20 s: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+it('every account opened and let go is written by the coordinator while it applies an event, never after an await of its own', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const { coordinator: c, writes } = await start(sim)
+  await takeAll(c)
+  await until(`${N} accounts open`, () => c.opener.open.size === N)
+  await c.opener.running
+  // Two partitions planned elsewhere: their accounts are handed over (more of them than are stopped at once).
+  const handed = accounts.filter((key) => c.table.wanted.get(key)!.partition < 2)
+  await c.dispatch({ type: 'plan', mine: new Set([2, 3]) })
+  await until('the two partitions handed over', () => c.slots.size === 2)
+  await c.opener.running
+  expect(c.opener.open.size).toBe(N - handed.length)
+  // The rest lost to another relay: stopped at once.
+  await c.dispatch({ type: 'lose', partition: 2, why: 'relay-b took its lease' })
+  await c.dispatch({ type: 'lose', partition: 3, why: 'relay-b took its lease' })
+  await until('every account let go', () => c.opener.open.size === 0)
+  await c.opener.running
+  expect(c.ownedCount()).toBe(0)
+  // Each account opened once and let go once, all of it inside the coordinator's dispatch.
+  expect(writes.filter((w) => w.op === 'set').map((w) => w.key).sort()).toEqual([...accounts].sort())
+  expect(writes.filter((w) => w.op === 'delete').map((w) => w.key).sort()).toEqual([...accounts].sort())
+  expect(writes.filter((w) => !w.applying)).toEqual([])
+})
+
+it('an account whose partition goes while its first backfill runs is let go when the backfill ends, by the coordinator', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const { coordinator: c, writes } = await start(sim)
+  // History answers late: the accounts' first backfills are under way while the partition goes.
+  const hold = sim.holdHttpAnswers()
+  await takeAll(c)
+  await until('a batch opening', () => c.opener.open.size > 0)
+  await hold.held(1)
+  await c.dispatch({ type: 'lose', partition: 0, why: 'relay-b took its lease' })
+  hold.release()
+  await until('the lost partition let go', () => !c.slots.holds(0))
+  await c.opener.running
+  const kept = accounts.filter((key) => c.table.wanted.get(key) !== undefined)
+  expect([...c.opener.open.keys()].sort()).toEqual(kept.sort())
+  expect(kept.length).toBeLessThan(N)
+  expect(writes.filter((w) => !w.applying)).toEqual([])
+})
