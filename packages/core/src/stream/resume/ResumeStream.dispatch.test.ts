@@ -9,14 +9,16 @@ import { ResumeStream } from './ResumeStream.js'
 
 // Every reduction is recorded: a delivery made while the events of earlier deliveries wait sees the
 // event that caused it as the last one reduced; a re-entrant dispatch would have reduced them already.
-const reductions = vi.hoisted(() => ({ events: [] as string[] }))
+const reductions = vi.hoisted(() => ({ events: [] as string[], timers: undefined as object | undefined }))
 vi.mock('./resumeReducer.js', async (original) => {
   const actual = await original<typeof import('./resumeReducer.js')>()
   return {
     ...actual,
     reduceResume: (...args: Parameters<typeof actual.reduceResume>) => {
       reductions.events.push(args[1].type)
-      return actual.reduceResume(...args)
+      const next = actual.reduceResume(...args)
+      reductions.timers = next.state.timers
+      return next
     },
   }
 })
@@ -98,4 +100,51 @@ it('one reduction per live frame at most: a frame that moves the watermark is re
   expect(got).toHaveLength(100)
   expect(reductions.events).toEqual(Array.from({ length: 100 }, () => 'delivered'))
   stream.dispose()
+})
+
+it('its timers are the state’s: after every step, one pending timer per timer the state says is armed, none when it says none', async () => {
+  const timers = new Timers()
+  let fail = true
+  const stream = new ResumeStream(
+    { notification: () => {}, event: () => {}, complete: () => {} },
+    {
+      // Fails until told otherwise: each failure arms a retry; the retry that succeeds arms nothing.
+      fetch: () => (fail ? Promise.reject(new Error('down')) : Promise.resolve({ notifications: [], truncated: undefined, foreign: 0, overlong: 0 })),
+      timers,
+      backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
+      random: () => 1,
+      stats: { ...createClientStats(), timers: 0 } as ClientStats,
+      keyOf: (of) => `1:s:${of.toLowerCase()}`,
+    },
+    account,
+    { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: 5_000, dedupeWindow: 64, checkpointTimeoutMs: 10_000, poll: { afterMs: 200, intervalMs: 1_000, whenClosed: false } },
+  )
+  // What the last reduction said is armed (one stream here: the last reduction is its).
+  const armed = () => Object.values(reductions.timers ?? {}).filter(Boolean).length
+  const steps: Array<[string, number, number]> = []
+  const look = (step: string) => steps.push([step, armed(), timers.pending])
+  stream.start(T - 60)
+  look('start')
+  stream.event({ type: 'status', status: 'open', attempt: 0 })
+  look('open')
+  await vi.advanceTimersByTimeAsync(0)
+  look('first backfill failed')
+  await vi.advanceTimersByTimeAsync(1_000)
+  look('its retry failed')
+  stream.event({ type: 'status', status: 'reconnecting', attempt: 1 })
+  look('dropped')
+  await vi.advanceTimersByTimeAsync(300)
+  look('polled')
+  fail = false
+  stream.event({ type: 'status', status: 'open', attempt: 1 })
+  await vi.advanceTimersByTimeAsync(2_000)
+  look('open again, caught up')
+  await vi.advanceTimersByTimeAsync(5_000)
+  look('swept')
+  stream.dispose()
+  look('disposed')
+  for (const [step, inState, pending] of steps) expect({ step, pending }).toEqual({ step, pending: inState })
+  // The sequence went through armed timers (it is not all zeros), and ended with none.
+  expect(steps.some(([, inState]) => inState > 0)).toBe(true)
+  expect(steps.at(-1)).toEqual(['disposed', 0, 0])
 })

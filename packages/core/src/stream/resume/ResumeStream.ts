@@ -15,7 +15,7 @@ import { FOR_GOOD, INCOMPLETE, resumeReason } from './resumeContinuity.js'
 import { CHECKPOINT_EVERY_MS, readCheckpoint, writeCheckpoint } from './CheckpointWriter.js'
 import { Holdback, type HoldbackHost } from './Holdback.js'
 import type { ResumeSettings } from './resumeOptions.js'
-import { type ResumeEffect, type ResumeEvent, type ResumeState, initialResumeState, isArmed, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
+import { type ArmedTimers, type Arming, type ResumeEffect, type ResumeEvent, type ResumeState, type TimerName, TIMERS, initialResumeState, isArmed, pollInterval, positionOf, reduceResume } from './resumeReducer.js'
 
 export type { ResumeSettings } from './resumeOptions.js'
 export type { ResumePhase } from './resumeReducer.js'
@@ -264,9 +264,11 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     const was = this.#state
     const { state, effects } = reduceResume(was, event)
     this.#state = state
+    // The timers follow the state: the one record of what is armed is the state's.
+    if (state.timers !== was.timers) this.#syncTimers(was.timers, state.timers)
     // Polls of the endpoint are spread over the streams about to poll or polling, at their pace (a
     // disposed stream polls no more).
-    if (state.polling !== was.polling || (state.armed ^ was.armed) !== 0 || state.phase !== was.phase) this.#ctx.polling?.(this, pollInterval(state, this.#isUnsettled()))
+    if (state.polling !== was.polling || state.timers !== was.timers || state.phase !== was.phase) this.#ctx.polling?.(this, pollInterval(state, this.#isUnsettled()))
     for (const effect of effects) this.#run(effect, event)
     if (state !== was) this.#syncContinuity()
   }
@@ -358,30 +360,6 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
         }
         return
       }
-      case 'arm': {
-        let ms = effect.spread ? effect.ms + ctx.random() * effect.spread : effect.ms
-        // Verifications of a solver's streams (docs/guide/continuity.md): each at its cadence, or every
-        // `streams` seconds (± a fifth), in the first free second of the solver's: one a second at most.
-        const v = ctx.verifiers
-        if (effect.timer === 'sweep' && this.settings.sweepIntervalMs === undefined && v) {
-          this.#freeSlot()
-          const now = ctx.timers.now()
-          let second = Math.ceil((now + Math.max(ms, v.streams * 1_000) * (0.8 + 0.4 * ctx.random())) / 1_000)
-          while (v.taken.has(second)) second++
-          v.taken.add(second)
-          this.#slot = second
-          ms = second * 1_000 - now
-        }
-        this.#arm(effect.timer, ms)
-        return
-      }
-      case 'disarm':
-        if (effect.timer === 'sweep') this.#freeSlot()
-        if (this.#work) {
-          this.#work[effect.timer] = ctx.timers.clear(this.#work[effect.timer])
-          this.#idle()
-        }
-        return
       case 'forward':
         this.#out.event(effect.polling === undefined ? this.#state.status : { ...this.#state.status, polling: effect.polling })
         return
@@ -420,8 +398,38 @@ export class ResumeStream extends PooledListener implements HoldbackHost {
     }
   }
 
-  #arm(timer: 'retry' | 'sweep' | 'poll', ms: number): void {
-    const { timers } = this.#ctx
+  /** Arms the timers whose entry is new, clears the ones whose entry went (see `ResumeState.timers`). */
+  #syncTimers(was: ArmedTimers | undefined, now: ArmedTimers | undefined): void {
+    for (const timer of TIMERS) {
+      const arming = now?.[timer]
+      if (arming === was?.[timer]) continue
+      if (arming) this.#arm(timer, arming)
+      else {
+        if (timer === 'sweep') this.#freeSlot()
+        if (this.#work) {
+          this.#work[timer] = this.#ctx.timers.clear(this.#work[timer])
+          this.#idle()
+        }
+      }
+    }
+  }
+
+  #arm(timer: TimerName, arming: Arming): void {
+    const ctx = this.#ctx
+    let ms = arming.spread ? arming.ms + ctx.random() * arming.spread : arming.ms
+    // Verifications of a solver's streams (docs/guide/continuity.md): each at its cadence, or every
+    // `streams` seconds (± a fifth), in the first free second of the solver's: one a second at most.
+    const v = ctx.verifiers
+    if (timer === 'sweep' && this.settings.sweepIntervalMs === undefined && v) {
+      this.#freeSlot()
+      const now = ctx.timers.now()
+      let second = Math.ceil((now + Math.max(ms, v.streams * 1_000) * (0.8 + 0.4 * ctx.random())) / 1_000)
+      while (v.taken.has(second)) second++
+      v.taken.add(second)
+      this.#slot = second
+      ms = second * 1_000 - now
+    }
+    const { timers } = ctx
     const work = (this.#work ??= {})
     timers.clear(work[timer])
     work[timer] = timers.set(() => {

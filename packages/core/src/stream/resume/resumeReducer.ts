@@ -16,7 +16,11 @@ import type { ResumeSettings } from './resumeOptions.js'
  */
 export type ResumePhase = 'live' | 'reading-checkpoint' | 'holding' | 'backfilling' | 'disposed'
 
-type TimerName = 'retry' | 'sweep' | 'poll'
+/** A stream's timers: a backfill's retry, a sweep (or verification), a poll of history. */
+export type TimerName = 'retry' | 'sweep' | 'poll'
+
+/** Every timer name, in one order. */
+export const TIMERS: readonly TimerName[] = ['retry', 'sweep', 'poll']
 
 /** What the reducer reads of the stream's settings (the settings object itself: nothing is copied per stream). */
 export type ResumeConfig = Readonly<Pick<ResumeSettings, 'sweepIntervalMs' | 'verifyMs' | 'expectedEveryMs' | 'poll'>> & { readonly checkpoint: unknown }
@@ -59,9 +63,22 @@ export interface ResumeState {
   readonly failures: number
   /** when the socket was last seen going down, or the stream started (ms): polling begins `poll.afterMs` after */
   readonly downSince: number
-  /** which timers are armed, one bit each (see {@link isArmed}; one number: thousands of idle streams on a relay stay small) */
-  readonly armed: number
+  /**
+   * The timers the stream has armed, each as it was asked for (undefined when none: thousands of idle
+   * streams on a relay hold nothing). The stream keeps its handles in step with this value: a timer
+   * whose entry changed (a new object) is armed again, one whose entry went is cleared.
+   */
+  readonly timers: ArmedTimers | undefined
 }
+
+/** A timer as the reducer asks for it: after `ms`, plus a random share of `spread` when given (polls: streams that went down together never poll in lockstep). */
+export interface Arming {
+  readonly ms: number
+  readonly spread?: number | undefined
+}
+
+/** The armed timers of a stream, by name. */
+export type ArmedTimers = { readonly [T in TimerName]?: Arming | undefined }
 
 /**
  * What happens to a stream. `oldestHeld` is the oldest plausible `modify_time` of the live frames
@@ -115,9 +132,6 @@ export type ResumeEffect =
   | { readonly type: 'backfill'; readonly since: number; readonly poll: boolean }
   /** the running backfill is stopped */
   | { readonly type: 'abort' }
-  /** a timer fires after `ms`, plus a random share of `spread` when given (polls: streams that went down together never poll in lockstep) */
-  | { readonly type: 'arm'; readonly timer: TimerName; readonly ms: number; readonly spread?: number | undefined }
-  | { readonly type: 'disarm'; readonly timer: TimerName }
   /** the status event goes to the subscriber, marked `polling` when given */
   | { readonly type: 'forward'; readonly polling: boolean | undefined }
   /** the last status goes out again, now `polling: true` */
@@ -184,7 +198,7 @@ export function initialResumeState(config: ResumeConfig, start: number, now: num
     closedForGood: false,
     failures: 0,
     downSince: config.poll ? now : 0,
-    armed: 0,
+    timers: undefined,
   }
 }
 
@@ -210,7 +224,7 @@ function copy(s: ResumeState): Draft {
     closedForGood: s.closedForGood,
     failures: s.failures,
     downSince: s.downSince,
-    armed: s.armed,
+    timers: s.timers,
   }
 }
 
@@ -269,20 +283,20 @@ function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
       s.phase = 'live'
       fx.push(FAILED, RELEASE)
       const delay = Math.max(backoffDelay(s.failures++, event.backoff, () => event.jitter), event.retryAfterMs ?? 0)
-      arm(s, 'retry', delay, fx)
+      arm(s, 'retry', delay)
       if (s.polling) {
         // A poll armed while this one ran would ask again before the service said it may (Retry-After).
-        if (event.retryAfterMs !== undefined) disarm(s, 'poll', fx)
-        armPoll(s, event, fx, event.retryAfterMs)
+        if (event.retryAfterMs !== undefined) disarm(s, 'poll')
+        armPoll(s, event, event.retryAfterMs)
       }
       return
     }
     case 'retry':
-      s.armed &= ~BIT.retry
+      disarm(s, 'retry')
       if (s.status.status === 'open') startBackfill(s, fx)
       return
     case 'poll':
-      s.armed &= ~BIT.poll
+      disarm(s, 'poll')
       if (s.closedForGood && event.clientClosed) {
         // The client was closed while history was this stream's only source: it ends like the others.
         s.closedForGood = false
@@ -291,7 +305,7 @@ function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
       }
       if (s.status.status === 'open') return
       if (s.running !== undefined) {
-        armPoll(s, event, fx)
+        armPoll(s, event)
         return
       }
       if (!s.polling) {
@@ -302,9 +316,9 @@ function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
       startBackfill(s, fx, true)
       return
     case 'sweep':
-      s.armed &= ~BIT.sweep
+      disarm(s, 'sweep')
       if (s.status.status !== 'open' || s.running !== undefined) {
-        armSweep(s, fx)
+        armSweep(s)
         return
       }
       s.gapFrom ??= s.verifyFrom
@@ -325,7 +339,7 @@ function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
 
 function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx: ResumeEffect[]): void {
   const { status } = event.event
-  if (status === 'open') disarm(s, 'poll', fx)
+  if (status === 'open') disarm(s, 'poll')
   if (status === 'open' && s.polling) {
     // The socket is back: polling stops (the reconnect backfill closes what is left of the gap).
     s.polling = false
@@ -334,7 +348,7 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
   // Only polling reads it (a stream without polling keeps the number it started with: no box per stream).
   if (s.status.status === 'open' && status !== 'open' && s.config.poll) s.downSince = event.now
   s.status = event.event
-  if (status === 'connecting' || status === 'reconnecting') armPoll(s, event, fx)
+  if (status === 'connecting' || status === 'reconnecting') armPoll(s, event)
   if (status === 'connecting' && s.firstOpen === 'unseen') {
     s.firstOpen = 'dialing'
     // Its gap (from subscribing) is open until the first open: written within a second, like a drop's.
@@ -354,8 +368,8 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
     // resumes from it). Live frames keep waiting: released now they would sort before older
     // transitions the next backfill finds.
     fx.push(SCHEDULE, HOLD)
-    disarm(s, 'retry', fx)
-    disarm(s, 'sweep', fx)
+    disarm(s, 'retry')
+    disarm(s, 'sweep')
     if (s.phase === 'live') s.phase = 'holding'
   } else if (status === 'open') {
     // Subscribed while the socket was still dialing: what was stored until it opened is a gap like any
@@ -373,16 +387,16 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
     }
     // A backfill still running starts the next one when it ends.
     if (s.gapFrom !== undefined && s.phase !== 'reading-checkpoint') startBackfill(s, fx)
-    armSweep(s, fx)
+    armSweep(s)
   } else if (status === 'closed') {
     if (s.config.poll?.whenClosed && event.event.closeReason !== 'client closed') {
       // Refused for good, but history answers: keep it as the source.
       s.closedForGood = true
       s.gapFrom ??= gapStart(s, event.oldestHeld)
-      armPoll(s, event, fx)
+      armPoll(s, event)
       return
     }
-    disarm(s, 'poll', fx)
+    disarm(s, 'poll')
     abort(s, fx)
     fx.push(RELEASE)
     if (s.phase !== 'reading-checkpoint') s.phase = 'live'
@@ -404,10 +418,10 @@ function onBackfilled(s: Draft, event: Extract<ResumeEvent, { type: 'backfilled'
   if (s.polling && s.status.status !== 'open') {
     // History answered up to about now; the socket is still down, so a gap stays open from where this poll started.
     s.gapFrom = s.gapFrom === undefined ? s.sweepFrom : Math.min(s.gapFrom, s.sweepFrom)
-    armPoll(s, event, fx)
+    armPoll(s, event)
   }
   if (s.gapFrom !== undefined && s.status.status === 'open') startBackfill(s, fx)
-  armSweep(s, fx)
+  armSweep(s)
 }
 
 /** After a position is known: backfill now when subscribed, else hold until the socket is. */
@@ -451,18 +465,16 @@ function complete(s: Draft, fx: ResumeEffect[]): void {
 function abort(s: Draft, fx: ResumeEffect[]): void {
   if (s.running !== undefined) fx.push({ type: 'abort' })
   s.running = undefined
-  disarm(s, 'retry', fx)
+  disarm(s, 'retry')
 }
 
 function end(s: Draft, fx: ResumeEffect[]): void {
   s.phase = 'disposed'
   s.polling = false
-  disarm(s, 'sweep', fx)
-  disarm(s, 'poll', fx)
+  disarm(s, 'sweep')
+  disarm(s, 'poll')
   fx.push({ type: 'close-checkpoint' })
 }
-
-const BIT: Readonly<Record<TimerName, number>> = { retry: 1, sweep: 2, poll: 4 }
 
 /**
  * Whether a stream's timer is armed.
@@ -471,18 +483,19 @@ const BIT: Readonly<Record<TimerName, number>> = { retry: 1, sweep: 2, poll: 4 }
  * if (!isArmed(state, 'poll')) console.log('not polling on a timer')
  */
 export function isArmed(s: ResumeState, timer: TimerName): boolean {
-  return (s.armed & BIT[timer]) !== 0
+  return s.timers?.[timer] !== undefined
 }
 
-function arm(s: Draft, timer: TimerName, ms: number, fx: ResumeEffect[], spread?: number): void {
-  s.armed |= BIT[timer]
-  fx.push({ type: 'arm', timer, ms, spread })
+/** Arms a timer (again, when it was armed: a new entry is a new timer). */
+function arm(s: Draft, timer: TimerName, ms: number, spread?: number): void {
+  s.timers = { ...s.timers, [timer]: spread === undefined ? { ms } : { ms, spread } }
 }
 
-function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
+/** A timer is no longer armed: it fired, or it is called off. */
+function disarm(s: Draft, timer: TimerName): void {
   if (!isArmed(s, timer)) return
-  s.armed &= ~BIT[timer]
-  fx.push({ type: 'disarm', timer })
+  const next: ArmedTimers = { ...s.timers, [timer]: undefined }
+  s.timers = next.retry || next.sweep || next.poll ? next : undefined
 }
 
 /**
@@ -490,16 +503,16 @@ function disarm(s: Draft, timer: TimerName, fx: ResumeEffect[]): void {
  * connected, for feeds that lose frames on a healthy socket (a verification's cadence is stretched per
  * solver by the stream when it arms the timer).
  */
-function armSweep(s: Draft, fx: ResumeEffect[]): void {
+function armSweep(s: Draft): void {
   const every = s.config.sweepIntervalMs ?? s.config.verifyMs
-  if (every && !isArmed(s, 'sweep') && s.status.status === 'open') arm(s, 'sweep', every, fx)
+  if (every && !isArmed(s, 'sweep') && s.status.status === 'open') arm(s, 'sweep', every)
 }
 
 /**
  * `resume.poll`: while the socket is not open, history is read `afterMs` after it went down, then every
  * `intervalMs` (faster while a quote is mid-transition), through the backfill path.
  */
-function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly unsettled: boolean }, fx: ResumeEffect[], notBeforeMs = 0): void {
+function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly unsettled: boolean }, notBeforeMs = 0): void {
   const poll = s.config.poll
   if (!poll || isArmed(s, 'poll') || s.phase === 'disposed') return
   if (s.status.status === 'open' || (s.status.status === 'closed' && !s.closedForGood)) return
@@ -508,7 +521,7 @@ function armPoll(s: Draft, { now, unsettled }: { readonly now: number; readonly 
   // interval after `afterMs` for the first (the endpoint's gate spaces them further, HistoryGate).
   const [wait, spread] = s.polling ? [every * 0.8, every * 0.4] : [Math.max(0, poll.afterMs - (now - s.downSince)), every / 2]
   // History said when it may be asked again (Retry-After): no poll before that.
-  arm(s, 'poll', Math.max(wait, notBeforeMs), fx, spread)
+  arm(s, 'poll', Math.max(wait, notBeforeMs), spread)
 }
 
 /**
