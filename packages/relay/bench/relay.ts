@@ -10,6 +10,7 @@ import { startRelay } from '../src/startRelay.js'
 import { clusterBench } from './cluster.js'
 import { controlPlaneBench } from './controlPlane.js'
 import { faultsBench } from './faults.js'
+import { rollingBench } from './rolling.js'
 import { scaleBench } from './scale.js'
 import { slowHistoryBench } from './slowHistory.js'
 
@@ -93,6 +94,8 @@ async function main(): Promise<void> {
   if (!(await faultsBench())) process.exitCode = 1
   // A three-node cluster, each node killed in turn under load: servers of their own.
   if (!(await clusterBench())) process.exitCode = 1
+  // Each relay drained and replaced in turn under load: a server of its own.
+  if (!(await rollingBench())) process.exitCode = 1
   await scaleBench(nats)
   await nats.close()
 }
