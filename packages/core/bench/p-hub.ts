@@ -154,9 +154,10 @@ export async function runPHub(): Promise<boolean> {
     p2.lingerSubscribe.push(Math.min(...lingerSubscribe))
   }
   const p3Ratio = median(p3.ours) / median(p3.ref)
-  const p3Pass = p3Ratio <= 1
+  // The target of docs/guide/performance.md (1.05×; 1.1× stays the guard a regression must not pass).
+  const p3Pass = p3Ratio <= 1.05
   const rounds3 = p3.ours.map((ours, r) => `${ours.toFixed(2)}/${p3.ref[r]!.toFixed(2)} µs = ${(ours / p3.ref[r]!).toFixed(2)}×`).join(', ')
-  const p3Line = `P3 CPU per frame, rasa hub of 10,000 accounts, ${fmt(frames)} full frames spread over all of them: ours ${median(p3.ours).toFixed(2)} µs vs hand-written ${median(p3.ref).toFixed(2)} µs → ${p3Ratio.toFixed(2)}× (target ≤ 1.0×, median of ${rounds} rounds, each client in its own single-threaded process; rounds ours/hand-written: ${rounds3}) ${p3Pass ? 'PASS' : 'MISS'}`
+  const p3Line = `P3 CPU per frame, rasa hub of 10,000 accounts, ${fmt(frames)} full frames spread over all of them: ours ${median(p3.ours).toFixed(2)} µs vs hand-written ${median(p3.ref).toFixed(2)} µs → ${p3Ratio.toFixed(2)}× (target ≤ 1.05×, guard 1.1×, median of ${rounds} rounds, each client in its own single-threaded process; rounds ours/hand-written: ${rounds3}) ${p3Pass ? 'PASS' : 'MISS'}`
   if (onlyFrames) {
     console.log(p3Line)
     await sim.close()
