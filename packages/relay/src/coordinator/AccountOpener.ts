@@ -1,6 +1,7 @@
 import { isServiceError } from '@solver-notifications/core'
 import { type AccountContext, AccountRelay } from '../AccountRelay.js'
 import type { PartitionCheckpoint } from '../PartitionCheckpoint.js'
+import type { RelayClock } from '../RelayClock.js'
 import { WorkerPool } from '../WorkerPool.js'
 import { CONCURRENCY } from './runBounded.js'
 import type { WantedAccount } from './AccountTable.js'
@@ -39,6 +40,8 @@ export interface OpenerView {
   ownedAccounts(): string[]
   /** nothing new opens (draining or closed) */
   stopped(): boolean
+  /** the coordinator's clock (the short wait that gathers accounts arriving one by one into a batch) */
+  clock: RelayClock
   /** the account as this relay kept it while its partition was fenced, resuming on `record`, if it was */
   resume?(key: string, partition: number, record: PartitionCheckpoint): AccountRelay | undefined
   /** a batch of accounts was opened (for the round's log line) */
@@ -123,7 +126,7 @@ export class AccountOpener {
       const missing = this.view.ownedAccounts().filter((key) => !this.has(key))
       for (let i = 0; i < missing.length && !this.view.stopped(); i += CONCURRENCY) await this.view.dispatch({ type: 'openAccounts', keys: missing.slice(i, i + CONCURRENCY) })
       // Accounts arriving one by one (keys being added): wait a moment so they open as one batch (one subscribe frame per hub).
-      if (this.#again && !this.view.stopped()) await new Promise((resolve) => setTimeout(resolve, 25))
+      if (this.#again && !this.view.stopped()) await new Promise<void>((resolve) => this.view.clock.set(resolve, 25))
     } while (this.#again && !this.view.stopped())
   }
 

@@ -1,6 +1,6 @@
 import { createConfig, createNotificationsClient } from '@solver-notifications/core'
 import { type MemorySimulator, startMemorySimulator } from '@solver-notifications/testkit'
-import type { KV } from '@nats-io/kv'
+import type { KV, KvEntry } from '@nats-io/kv'
 import { afterEach, expect, it } from 'vitest'
 import { accountKey } from '../accountKeys.js'
 import { type AccountContext, StreamPositions } from '../AccountRelay.js'
@@ -11,6 +11,7 @@ import { Membership } from '../Membership.js'
 import type { BucketEntry } from '../readBucket.js'
 import { silentLogger } from '../relayLogger.js'
 import { RelayMetrics } from '../RelayMetrics.js'
+import type { RelayClock } from '../RelayClock.js'
 import { Coordinator } from './Coordinator.js'
 
 // The coordinator on in-memory stores: its leases, heartbeats and checkpoint records in a KV that
@@ -25,8 +26,8 @@ interface Stored {
   created: Date
 }
 
-/** The part of a NATS KV bucket the leases, heartbeats and checkpoint records use, in memory. */
-function memoryKv(): KV {
+/** The part of a NATS KV bucket the leases, heartbeats and checkpoint records use, in memory; `watch` hears every write, as a bucket's watch does. */
+function memoryKv(watch?: (entry: KvEntry) => void): KV {
   const entries = new Map<string, Stored>()
   let sequence = 0
   const entryOf = (key: string, e: Stored) => ({
@@ -42,8 +43,10 @@ function memoryKv(): KV {
     json: <T>() => JSON.parse(e.value) as T,
   })
   const write = (key: string, value: string, operation: 'PUT' | 'DEL' = 'PUT') => {
-    entries.set(key, { value, revision: ++sequence, operation, created: new Date() })
-    return sequence
+    const e: Stored = { value, revision: ++sequence, operation, created: new Date() }
+    entries.set(key, e)
+    watch?.(entryOf(key, e) as unknown as KvEntry)
+    return e.revision
   }
   const expect = (key: string, revision: number | undefined) => {
     const last = entries.get(key)?.revision ?? 0
@@ -89,7 +92,34 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function start(sim: MemorySimulator) {
+/** A clock the test moves: its timers fire when it is advanced past them, in order. */
+function manualClock(): RelayClock & { advance(ms: number): void } {
+  let now = Date.now()
+  const timers = new Set<{ at: number; fn: () => void }>()
+  return {
+    now: () => now,
+    set(fn, ms) {
+      const timer = { at: now + Math.max(0, ms), fn }
+      timers.add(timer)
+      return timer
+    },
+    clear(timer) {
+      timers.delete(timer as { at: number; fn: () => void })
+    },
+    advance(ms) {
+      const to = now + ms
+      for (let due = [...timers].filter((t) => t.at <= to).sort((a, b) => a.at - b.at); due.length > 0; due = [...timers].filter((t) => t.at <= to).sort((a, b) => a.at - b.at)) {
+        const timer = due[0]!
+        timers.delete(timer)
+        now = Math.max(now, timer.at)
+        timer.fn()
+      }
+      now = to
+    },
+  }
+}
+
+async function start(sim: MemorySimulator, { clock, keys = accounts }: { clock?: RelayClock; keys?: string[] } = {}) {
   const config = createConfig({
     defaultChainId: 1,
     chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: { notifications: { protocol: 'enigma', url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
@@ -125,8 +155,9 @@ async function start(sim: MemorySimulator) {
     streamLost: () => Promise.resolve(false),
     tracer: () => undefined,
   }
-  const leasesKv = memoryKv()
-  const bucket: BucketEntry[] = accounts.map((key) => {
+  // The leases bucket's watch, as startRelay follows it: every entry goes to the coordinator.
+  const leasesKv = memoryKv((entry) => void coordinator?.dispatch({ type: 'leaseEntry', entry }))
+  const bucket: BucketEntry[] = keys.map((key) => {
     const value = JSON.stringify({ since: Math.floor(Date.now() / 1000) - 60 })
     return { key: storedKey(key, P), operation: 'PUT', created: new Date(), length: value.length, json: <T>() => JSON.parse(value) as T }
   })
@@ -147,6 +178,7 @@ async function start(sim: MemorySimulator) {
     logger: silentLogger,
     totalAccounts: () => N,
     livenessSoon: () => {},
+    clock,
   })
   const c = coordinator
   cleanups.push(() => c.close())
@@ -163,10 +195,11 @@ async function start(sim: MemorySimulator) {
     writes.push({ op: 'delete', key, applying: c.applying })
     return remove(key)
   }
-  return { coordinator: c, writes, published }
+  return { coordinator: c, writes, published, metrics }
 }
 
 /** A liveness round as the relay's rounds run one: plan every partition here, take them, read them. */
+// (A round's renewals are left out: without them, the leases run out on the coordinator's own fence.)
 async function takeAll(c: Coordinator): Promise<void> {
   const all = new Set(Array.from({ length: P }, (_, p) => p))
   await c.dispatch({ type: 'plan', mine: all })
@@ -174,12 +207,14 @@ async function takeAll(c: Coordinator): Promise<void> {
   await c.dispatch({ type: 'load', now: Date.now() })
 }
 
-async function until(what: string, done: () => boolean): Promise<void> {
+async function until(what: string, done: () => boolean, clock?: { advance(ms: number): void }): Promise<void> {
   // A deadline, not a pace: the loop ends as soon as `done` holds.
   const deadline = Date.now() + 20_000
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`not reached in 20 s: ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
+    // The coordinator's own short waits (accounts gathered into a batch) are on its clock.
+    clock?.advance(25)
   }
 }
 
@@ -225,4 +260,32 @@ it('an account whose partition goes while its first backfill runs is let go when
   expect([...c.opener.open.keys()].sort()).toEqual(kept.sort())
   expect(kept.length).toBeLessThan(N)
   expect(writes.filter((w) => !w.applying)).toEqual([])
+})
+
+it('on a clock of its own: a lease not renewed is fenced by the coordinator\'s timer at its expiry less the margin; the accounts keep what comes and publish it, in order, once the partitions are taken back over its own entries', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const clock = manualClock()
+  const few = accounts.slice(0, 8)
+  const { coordinator: c, published, metrics } = await start(sim, { clock, keys: few })
+  await takeAll(c)
+  await until('8 accounts open', () => c.opener.open.size === few.length, clock)
+  for (const key of few) await sim.waitForSubscribers(c.table.wanted.get(key)!.account)
+  const account = c.table.wanted.get(few[0]!)!.account
+  const before = (await sim.instantOpen(account)).frames.map((f) => String(f.id))
+  await until('the first lifecycle published', () => before.every((id) => published.includes(id)), clock)
+  // No renewal (no rounds run here): 60 s of TTL less the 10 s margin later, the coordinator's own timer fences every partition.
+  clock.advance(50_000)
+  await until('every partition fenced', () => c.slots.size === 0 && c.opener.open.size === 0)
+  const count = published.length
+  const during = (await sim.instantOpen(account)).frames.map((f) => String(f.id))
+  await until('what came while fenced kept', () => metrics.kept === during.length)
+  expect(published).toHaveLength(count)
+  // Taken back over its own entries (nobody wrote them since): the kept accounts resume and publish what they kept.
+  await takeAll(c)
+  await until('the kept lifecycle published', () => during.every((id) => published.includes(id)), clock)
+  expect(published.slice(count)).toEqual(during)
+  expect(published.filter((id) => before.includes(id) || during.includes(id))).toEqual([...before, ...during])
+  expect(metrics.kept).toBe(0)
+  expect(c.opener.open.size).toBe(few.length)
 })

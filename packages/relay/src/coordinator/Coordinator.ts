@@ -1,4 +1,5 @@
 import type { RepeatedLines } from '../RepeatedLines.js'
+import { type RelayClock, type RelayTimer, systemClock } from '../RelayClock.js'
 import type { KV, KvEntry } from '@nats-io/kv'
 import type { AccountContext } from '../AccountRelay.js'
 import type { LeaseTable } from '../LeaseTable.js'
@@ -58,6 +59,8 @@ export interface CoordinatorDeps {
   lines?: RepeatedLines | undefined
   /** NATS denies this relay an operation it needs (its user's permissions): the relay withdraws and says so */
   denied?: ((operation: string, message: string) => void) | undefined
+  /** the time of every decision and every timer (default: the system's) */
+  clock?: RelayClock | undefined
 }
 
 /** What rounds did, logged as counts (1,000 partitions are one line, not 1,000). */
@@ -100,18 +103,21 @@ export class Coordinator {
   #emptied: Array<() => void> = []
   #moves = noMoves()
   /** the timed fence: armed at the slots' next `confirmedUntil` (see {@link Coordinator.#armFence}) */
-  #fenceTimer: ReturnType<typeof setTimeout> | undefined
+  #fenceTimer: RelayTimer | undefined
   #fenceAt: number | undefined
   /** a slot event was applied since the fence was last armed */
   #slotsChanged = false
 
+  readonly clock: RelayClock
+
   constructor(private readonly deps: CoordinatorDeps) {
+    this.clock = deps.clock ?? systemClock
     this.slots = new PartitionSlots({ leaseTtlMs: deps.leaseTtlMs, fenceMarginMs: deps.fenceMarginMs })
-    this.#fenced = new FencedAccounts({ metrics: deps.metrics, logger: deps.logger, lines: deps.lines })
+    this.#fenced = new FencedAccounts({ metrics: deps.metrics, logger: deps.logger, lines: deps.lines, clock: this.clock })
     deps.accountContext.kept = (n) => this.#fenced.count(n)
     this.table = new AccountTable(deps.partitions, deps.metrics, deps.logger)
     this.#reads = new PartitionReads(
-      deps,
+      { ...deps, clock: this.clock },
       this.slots,
       this.table,
       (event) => void this.dispatch(event),
@@ -123,6 +129,7 @@ export class Coordinator {
       recordOf: (p) => this.#records.get(p),
       ownedAccounts: () => this.ownedAccounts(),
       stopped: () => this.#closed || this.slots.draining,
+      clock: this.clock,
       resume: (key, partition, record) => this.#fenced.resume(key, partition, record),
       opened: (count) => {
         this.#moves.opened += count
@@ -179,7 +186,7 @@ export class Coordinator {
     this.#closed = true
     this.#fenced.close()
     this.#reads.close()
-    clearTimeout(this.#fenceTimer)
+    this.clock.clear(this.#fenceTimer)
     this.#fenceTimer = undefined
   }
 
@@ -193,17 +200,15 @@ export class Coordinator {
     this.#slotsChanged = false
     const at = this.#closed ? undefined : this.slots.nextFence()
     if (at === this.#fenceAt) return
-    clearTimeout(this.#fenceTimer)
+    this.clock.clear(this.#fenceTimer)
     this.#fenceAt = at
     this.#fenceTimer = undefined
     if (at === undefined) return
-    this.#fenceTimer = setTimeout(() => {
+    this.#fenceTimer = this.clock.set(() => {
       this.#fenceTimer = undefined
       this.#fenceAt = undefined
-      void this.dispatch({ type: 'fence', now: Date.now() })
-    }, Math.max(0, at - Date.now()))
-    // A fence timer alone never keeps a process alive that has nothing else to do.
-    this.#fenceTimer.unref?.()
+      void this.dispatch({ type: 'fence', now: this.clock.now() })
+    }, at - this.clock.now())
   }
 
   /** Whether its accounts are this relay's. */
@@ -328,7 +333,7 @@ export class Coordinator {
   }
 
   async #take(partition: number, epoch: number): Promise<void> {
-    const sentAt = Date.now()
+    const sentAt = this.clock.now()
     const lease = await this.deps.leases.take(String(partition))
     await this.dispatch({ type: 'leaseTaken', partition, epoch, sentAt, lease })
   }
@@ -355,7 +360,7 @@ export class Coordinator {
   }
 
   async #renew(partition: number, epoch: number, revision: number): Promise<void> {
-    const sentAt = Date.now()
+    const sentAt = this.clock.now()
     const result = await this.deps.leases.renew(String(partition), revision)
     await this.dispatch({ type: 'renewed', partition, epoch, sentAt, result })
   }
@@ -365,7 +370,7 @@ export class Coordinator {
    * account opens here), CONCURRENCY at a time, then asks for their accounts to be read together.
    */
   async #claim(batch: Array<{ partition: number; epoch: number }>): Promise<void> {
-    const started = Date.now()
+    const started = this.clock.now()
     await runBounded(
       batch,
       async ({ partition, epoch }) => {
@@ -379,7 +384,7 @@ export class Coordinator {
       },
       CONCURRENCY,
     )
-    await this.dispatch({ type: 'claimsDone', batch, claimMs: Date.now() - started })
+    await this.dispatch({ type: 'claimsDone', batch, claimMs: this.clock.now() - started })
   }
 
   /** A claimed record kept: its accounts as its last owner left them are watched now (a takeover waits for one KV read, not the bucket's). */
@@ -514,7 +519,7 @@ export class Coordinator {
     const { metrics, logger } = this.deps
     return {
       // Still held (a handover writes the checkpoints before giving the lease back) and renewed in time.
-      fenced: () => (this.slots.get(partition)?.confirmedUntil ?? 0) <= Date.now(),
+      fenced: () => (this.slots.get(partition)?.confirmedUntil ?? 0) <= this.clock.now(),
       // Only the record this relay holds now: a claim that lost a race with a newer one of ours is no news.
       stale: (record) => {
         if (this.#records.get(partition) === record) void this.dispatch({ type: 'lose', partition, why: 'another relay claimed its checkpoints' })

@@ -1,3 +1,4 @@
+import { type RelayClock, type RelayTimer, systemClock } from '../RelayClock.js'
 import type { AccountRelay } from '../AccountRelay.js'
 import type { PartitionCheckpoint } from '../PartitionCheckpoint.js'
 import type { RelayLogger } from '../relayLogger.js'
@@ -13,7 +14,7 @@ interface Parked {
   relays: Map<string, AccountRelay>
   /** the lease's last revision this relay knew it wrote: taken again over its own entry from there on, nobody owned the partition meanwhile */
   revision: number
-  timer: ReturnType<typeof setTimeout>
+  timer: RelayTimer
   /** taken again from that revision: its accounts resume as the opener asks for them */
   resumable: boolean
 }
@@ -38,7 +39,7 @@ export class FencedAccounts {
   #kept = 0
 
   constructor(
-    private readonly deps: { metrics: RelayMetrics; logger: RelayLogger; lines?: RepeatedLines | undefined; keepMs?: number; maxKept?: number },
+    private readonly deps: { metrics: RelayMetrics; logger: RelayLogger; lines?: RepeatedLines | undefined; keepMs?: number; maxKept?: number; clock?: RelayClock },
   ) {}
 
   /** Notifications kept now, all partitions together. */
@@ -74,8 +75,7 @@ export class FencedAccounts {
     for (const relay of relays) all.set(relay.watched.key, relay)
     if (all.size === 0) return
     for (const relay of relays) relay.fence()
-    const timer = setTimeout(() => this.drop(partition, 'too-long'), this.deps.keepMs ?? KEEP_MS)
-    timer.unref?.()
+    const timer = (this.deps.clock ?? systemClock).set(() => this.drop(partition, 'too-long'), this.deps.keepMs ?? KEEP_MS)
     this.#parked.set(partition, { relays: all, revision, timer, resumable: false })
   }
 
@@ -127,7 +127,7 @@ export class FencedAccounts {
   #forget(partition: number): void {
     const p = this.#parked.get(partition)
     if (!p) return
-    clearTimeout(p.timer)
+    ;(this.deps.clock ?? systemClock).clear(p.timer)
     this.#parked.delete(partition)
   }
 }

@@ -1,3 +1,4 @@
+import type { RelayClock, RelayTimer } from '../RelayClock.js'
 import type { KV } from '@nats-io/kv'
 import type { LeaseTable } from '../LeaseTable.js'
 import type { Membership } from '../Membership.js'
@@ -37,7 +38,7 @@ export class LivenessRounds {
   /** a heartbeat was written (the relay joined) */
   joined = false
   readonly #interval: number
-  #timer: ReturnType<typeof setTimeout> | undefined
+  #timer: RelayTimer | undefined
   #ticking: Promise<void> | undefined
   #soon = false
   /** the live keys of the accounts bucket, as counted at its last revision */
@@ -49,7 +50,11 @@ export class LivenessRounds {
   #readPutOff = false
   #closed = false
 
+  /** the coordinator's clock: rounds run on the time its decisions are made at */
+  readonly #clock: RelayClock
+
   constructor(private readonly deps: RoundDeps) {
+    this.#clock = deps.coordinator.clock
     this.#interval = Math.max(200, Math.floor(deps.leaseTtlMs / 3))
   }
 
@@ -60,9 +65,9 @@ export class LivenessRounds {
   /** No round starts from now on; resolves when the one under way ended. */
   async stop(): Promise<void> {
     this.#closed = true
-    clearTimeout(this.#timer)
+    this.#clock.clear(this.#timer)
     await this.#ticking
-    clearTimeout(this.#timer)
+    this.#clock.clear(this.#timer)
   }
 
   /** Another relay left or gave a lease back: the plan looks at once (after the round under way, if any). */
@@ -72,19 +77,19 @@ export class LivenessRounds {
     if (this.#closed || this.deps.coordinator.slots.draining || this.#lastFull === 0) return
     this.#soon = true
     if (this.#ticking) return
-    clearTimeout(this.#timer)
+    this.#clock.clear(this.#timer)
     this.#schedule()
   }
 
   #schedule(): void {
     if (this.#closed) return
-    const { delay, full } = nextRound({ now: Date.now(), lastFull: this.#lastFull, interval: this.#interval, soon: this.#soon, wakeAt: this.#nextExpiry })
+    const { delay, full } = nextRound({ now: this.#clock.now(), lastFull: this.#lastFull, interval: this.#interval, soon: this.#soon, wakeAt: this.#nextExpiry })
     this.#soon = false
-    this.#timer = setTimeout(() => this.#runTick(full), delay)
+    this.#timer = this.#clock.set(() => this.#runTick(full), delay)
   }
 
   #runTick(full: boolean): void {
-    if (full) this.#lastFull = Date.now()
+    if (full) this.#lastFull = this.#clock.now()
     this.#ticking = this.#round(full)
       .catch((error: unknown) => this.deps.logger.warn({}, `round failed: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
@@ -111,7 +116,7 @@ export class LivenessRounds {
   async #round(full: boolean): Promise<void> {
     const { coordinator, membership, leases, id, partitions } = this.deps
     const { slots } = coordinator
-    const started = Date.now()
+    const started = this.#clock.now()
     // A bucket NATS lost is noticed here too, not only after a reconnect (a deleted stream does not disconnect).
     if (full) await this.deps.checkBuckets?.().catch((error: unknown) => this.deps.logger.warn({}, `bucket check failed: ${(error as Error)?.message ?? String(error)}`))
     // A draining relay has deleted its heartbeat (the others plan without it): it writes none again.
@@ -119,10 +124,10 @@ export class LivenessRounds {
       await membership.beat()
       this.joined = true
     }
-    const now = Date.now()
+    const now = this.#clock.now()
     await coordinator.dispatch({ type: 'fence', now })
     if (full) await runBounded([...slots.entries()].map(([p]) => p), (partition) => coordinator.dispatch({ type: 'renew', partition }))
-    const renewed = Date.now()
+    const renewed = this.#clock.now()
     // Every account in the bucket: a relay reads only its own partitions' keys, so the bucket is asked.
     this.totalAccounts = await this.#countAccounts().then(
       (live) => Math.max(0, live - coordinator.table.misplacedCount),
@@ -141,16 +146,16 @@ export class LivenessRounds {
     const releasing = [...slots.entries()].filter(([, s]) => s.phase === 'releasing').length
     await coordinator.dispatch({ type: 'plan', mine })
     const toRelease = [...slots.entries()].filter(([, s]) => s.phase === 'releasing').length - releasing
-    const planned = Date.now()
+    const planned = this.#clock.now()
     const toTake = [...mine].filter((p) => !slots.get(p))
     await runBounded(toTake, (partition) => coordinator.dispatch({ type: 'take', partition }))
     const notTaken = toTake.filter((p) => !slots.holds(p)).length
-    this.deps.logger.debug({ full, beatMs: now - started, renewMs: renewed - now, planMs: planned - renewed, takeMs: Date.now() - planned, toTake: toTake.length, notTaken, toRelease }, 'round')
+    this.deps.logger.debug({ full, beatMs: now - started, renewMs: renewed - now, planMs: planned - renewed, takeMs: this.#clock.now() - planned, toTake: toTake.length, notTaken, toRelease }, 'round')
     // Partitions taken together are read together, beside the timer; with the rest of a takeover when its leases run out in a moment.
     const waiting = toTake.filter((p) => !slots.holds(p)).map((p) => leases.expiryOf(String(p)))
     const putOff = this.#readPutOff
-    this.#readPutOff = !readNow({ now: Date.now(), taken: toTake.length - notTaken, waiting, putOff })
-    if (!this.#readPutOff) void coordinator.dispatch({ type: 'load', now: Date.now() })
+    this.#readPutOff = !readNow({ now: this.#clock.now(), taken: toTake.length - notTaken, waiting, putOff })
+    if (!this.#readPutOff) void coordinator.dispatch({ type: 'load', now: this.#clock.now() })
     if (toTake.length > 0 || toRelease > 0) void coordinator.dispatch({ type: 'reconcile' })
     coordinator.reportMoves()
     // A relay that stopped beating, or a partition still leased by one: look again the moment it runs out.

@@ -1,3 +1,4 @@
+import type { RelayClock, RelayTimer } from '../RelayClock.js'
 import { parseStoredKey } from '../deployment.js'
 import type { BucketEntry } from '../readBucket.js'
 import type { RelayLogger } from '../relayLogger.js'
@@ -41,6 +42,7 @@ interface ReadDeps {
   totalAccounts: () => number
   leaseTtlMs: number
   logger: RelayLogger
+  clock: RelayClock
 }
 
 /**
@@ -57,7 +59,7 @@ export class PartitionReads {
   /** reads under way, by partition (a partition handed over and taken again may have two) */
   readonly #loading = new Map<number, Set<PartitionRead>>()
   /** partitions read again because their read found none of their record's accounts (one timer each) */
-  readonly #rereads = new Map<number, ReturnType<typeof setTimeout>>()
+  readonly #rereads = new Map<number, RelayTimer>()
   readonly #rereadMs: number
   #batches = 0
   #closed = false
@@ -80,15 +82,15 @@ export class PartitionReads {
 
   close(): void {
     this.#closed = true
-    for (const reread of this.#rereads.values()) clearTimeout(reread)
+    for (const reread of this.#rereads.values()) this.deps.clock.clear(reread)
   }
 
   /** Reads a batch beside the liveness timer; a batch never waits for an earlier one (in a takeover, leases run out one after another). */
   start(batch: ReadonlyArray<{ partition: number; epoch: number }>, claimMs = 0): void {
     this.#batches++
-    const started = Date.now()
+    const started = this.deps.clock.now()
     void this.#read(batch, false)
-      .then(({ read, scan }) => this.deps.logger.info({ partitions: batch.length, entries: read, scan, claimMs, readMs: Date.now() - started }, 'partitions read'))
+      .then(({ read, scan }) => this.deps.logger.info({ partitions: batch.length, entries: read, scan, claimMs, readMs: this.deps.clock.now() - started }, 'partitions read'))
       .finally(() => {
         this.#batches--
         this.batchEnded()
@@ -115,10 +117,10 @@ export class PartitionReads {
       return missing
     }
     this.deps.logger.warn({ partition, accounts: missing.length }, `partition ${partition}: the bucket's read found none of the ${missing.length} accounts its checkpoints hold; kept them, read again in ${this.#rereadMs} ms`)
-    clearTimeout(this.#rereads.get(partition))
+    this.deps.clock.clear(this.#rereads.get(partition))
     this.#rereads.set(
       partition,
-      setTimeout(() => {
+      this.deps.clock.set(() => {
         this.#rereads.delete(partition)
         const slot = this.slots.get(partition)
         if (!this.#closed && slot && this.slots.isMine(partition)) void this.#read([{ partition, epoch: slot.epoch }], true)
