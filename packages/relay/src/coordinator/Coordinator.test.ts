@@ -108,8 +108,11 @@ function manualClock(): RelayClock & { advance(ms: number): void } {
     },
     advance(ms) {
       const to = now + ms
+      // A timer that arms itself again at once would spin here for ever: that is a failure, said as one.
+      let fired = 0
       for (let due = [...timers].filter((t) => t.at <= to).sort((a, b) => a.at - b.at); due.length > 0; due = [...timers].filter((t) => t.at <= to).sort((a, b) => a.at - b.at)) {
         const timer = due[0]!
+        if (++fired > 10_000) throw new Error(`timers keep firing at ${timer.at - Date.now()} ms: one re-arms itself for a time already past`)
         timers.delete(timer)
         now = Math.max(now, timer.at)
         timer.fn()
