@@ -2,7 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import { observe } from '../test/cluster.js'
-import { startCluster } from '../test/natsCluster.js'
+import { replicasCurrent, startCluster } from '../test/natsCluster.js'
 import { accountKey } from '../src/accountKeys.js'
 import { addAccounts } from '../src/accountsAdmin.js'
 import { type Relay, startRelay } from '../src/startRelay.js'
@@ -59,11 +59,7 @@ export async function clusterBench(): Promise<boolean> {
     const back = performance.now()
     await until(async () => {
       if (relays.reduce((n, r) => n + r.owned().length, 0) !== keys.length) return false
-      for (const stream of STREAMS) {
-        const info = await jsm.streams.info(stream).catch(() => undefined)
-        if (!info?.cluster?.leader || (info.cluster.replicas ?? []).some((r) => !r.current)) return false
-      }
-      return true
+      return replicasCurrent(jsm, STREAMS)
     })
     takeover = Math.max(takeover, performance.now() - back)
   }
@@ -71,8 +67,10 @@ export async function clusterBench(): Promise<boolean> {
   await load
   const o = await observe(cluster.servers)
   const stored = async () => new Set((await o.messages()).map((m) => m.msgId)).size
-  await until(async () => (await stored()) >= sent, 60_000).catch(() => undefined)
-  const lost = sent - (await stored())
+  // The most the stream was seen to hold: a reading that fails (a node catching up) is not a loss.
+  let held = 0
+  await until(async () => (held = Math.max(held, await stored())) >= sent, 60_000).catch(() => undefined)
+  const lost = sent - held
   const { twice, none } = await sample.stop()
   const pass = lost === 0 && twice === 0
   console.log(

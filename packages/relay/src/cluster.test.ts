@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node'
 import { startSolverSimulator } from '@solver-notifications/testkit'
 import { afterEach, expect, it } from 'vitest'
 import { until } from '../test/cluster.js'
-import { startCluster } from '../test/natsCluster.js'
+import { replicasCurrent, startCluster } from '../test/natsCluster.js'
 import { natsAvailable } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts } from './accountsAdmin.js'
@@ -108,13 +108,7 @@ it.skipIf(!natsAvailable)('each node killed and restarted in turn under load (th
     await new Promise((resolve) => setTimeout(resolve, 5_000))
     await node.start()
     // Back: its replicas catch up before the next node goes (what an operator's rolling restart waits for).
-    await until(async () => {
-      for (const stream of STREAMS) {
-        const info = await jsm.streams.info(stream).catch(() => undefined)
-        if (!info?.cluster?.leader || (info.cluster.replicas ?? []).some((r) => !r.current)) return false
-      }
-      return true
-    }, `the replicas of ${node.name} current again`, 30_000)
+    await until(() => replicasCurrent(jsm, STREAMS), `the replicas of ${node.name} current again`, 30_000)
   }
   loading = false
   await load

@@ -59,13 +59,31 @@ export function spawnRelay(file: string, natsUrl: string, id: string, extra: str
   return { id, child, output, exited }
 }
 
+/**
+ * Runs `ask` until JetStream answers it, for 30 s at most: a cluster node that has just come back (or
+ * whose meta leader is being elected) says "temporarily unavailable" or times out for a moment. Only
+ * those answers are asked again; anything else is the observer's failure, said at once.
+ */
+async function whenJetStreamAnswers<T>(ask: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      return await ask()
+    } catch (error) {
+      if (!/temporarily unavailable|timeout|no responders/i.test((error as Error)?.message ?? '') || Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
 /** An observer of the cluster that owns nothing: who holds which lease, and what the stream holds. */
 export async function observe(natsUrl: string | string[], stream = 'SOLVER_NOTIFICATIONS') {
   const nc: NatsConnection = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
-  const jsm: JetStreamManager = await jetstreamManager(nc)
-  const kvm = new Kvm(nc)
-  const leases = await kvm.create('solver_relay_leases', { history: 1 })
-  const accounts = await kvm.create('solver_relay_accounts', { history: 1 })
+  const { jsm, leases, accounts } = await whenJetStreamAnswers(async () => {
+    const jsm: JetStreamManager = await jetstreamManager(nc)
+    const kvm = new Kvm(nc)
+    return { jsm, leases: await kvm.create('solver_relay_leases', { history: 1 }), accounts: await kvm.create('solver_relay_accounts', { history: 1 }) }
+  })
   return {
     nc,
     /** account key → owner: the owner of its partition's lease, for leases not expired */

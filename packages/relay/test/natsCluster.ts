@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { jetstreamManager } from '@nats-io/jetstream'
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { endProcess, freePort, spawnNatsServer } from './natsServer.js'
 
@@ -14,6 +14,21 @@ export interface ClusterNode {
   kill(): Promise<void>
   start(): Promise<void>
   readonly running: boolean
+}
+
+/**
+ * Whether every one of `streams` has a leader and all its other replicas listed, online and current:
+ * what an operator's rolling restart waits for before the next node goes. (On nats-server 2.9 a killed
+ * node stays listed, not current, and is current again about a second after it is back; the count
+ * also refuses a stream whose peer set is still being changed.)
+ */
+export async function replicasCurrent(jsm: JetStreamManager, streams: readonly string[], replicas = 3): Promise<boolean> {
+  for (const stream of streams) {
+    const info = await jsm.streams.info(stream).catch(() => undefined)
+    const others = info?.cluster?.replicas ?? []
+    if (!info?.cluster?.leader || others.length !== replicas - 1 || others.some((r) => !r.current || r.offline)) return false
+  }
+  return true
 }
 
 /**
