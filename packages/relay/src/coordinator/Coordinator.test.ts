@@ -13,6 +13,7 @@ import { silentLogger } from '../relayLogger.js'
 import { RelayMetrics } from '../RelayMetrics.js'
 import type { RelayClock } from '../RelayClock.js'
 import { Coordinator } from './Coordinator.js'
+import { LivenessRounds } from './LivenessRounds.js'
 
 // The coordinator on in-memory stores: its leases, heartbeats and checkpoint records in a KV that
 // keeps revisions as NATS does (create fails on a live key, update and delete by revision), its
@@ -160,6 +161,8 @@ async function start(sim: MemorySimulator, { clock, keys = accounts }: { clock?:
   }
   // The leases bucket's watch, as startRelay follows it: every entry goes to the coordinator.
   const leasesKv = memoryKv((entry) => void coordinator?.dispatch({ type: 'leaseEntry', entry }))
+  const leases = new LeaseTable(leasesKv, 'relay-a', 60_000)
+  const membership = new Membership(leasesKv, 'relay-a', Number.MAX_SAFE_INTEGER, 60_000)
   const bucket: BucketEntry[] = keys.map((key) => {
     const value = JSON.stringify({ since: Math.floor(Date.now() / 1000) - 60 })
     return { key: storedKey(key, P), operation: 'PUT', created: new Date(), length: value.length, json: <T>() => JSON.parse(value) as T }
@@ -169,8 +172,8 @@ async function start(sim: MemorySimulator, { clock, keys = accounts }: { clock?:
     partitions: P,
     leaseTtlMs: 60_000,
     fenceMarginMs: 10_000,
-    leases: new LeaseTable(leasesKv, 'relay-a', 60_000),
-    membership: new Membership(leasesKv, 'relay-a', Number.MAX_SAFE_INTEGER, 60_000),
+    leases,
+    membership,
     checkpoints: memoryKv(),
     readAccounts: async (pattern, onEntry) => {
       const prefix = pattern === '>' ? '' : pattern.slice(0, -1)
@@ -198,7 +201,7 @@ async function start(sim: MemorySimulator, { clock, keys = accounts }: { clock?:
     writes.push({ op: 'delete', key, applying: c.applying })
     return remove(key)
   }
-  return { coordinator: c, writes, published, metrics }
+  return { coordinator: c, writes, published, metrics, leases, leasesKv, membership }
 }
 
 /** A liveness round as the relay's rounds run one: plan every partition here, take them, read them. */
@@ -291,4 +294,90 @@ it('on a clock of its own: a lease not renewed is fenced by the coordinator\'s t
   expect(published.filter((id) => before.includes(id) || during.includes(id))).toEqual([...before, ...during])
   expect(metrics.kept).toBe(0)
   expect(c.opener.open.size).toBe(few.length)
+})
+
+it('on a clock of its own: a bucket check and a heartbeat that take longer than a lease (a cluster electing leaders, one timeout after another) never hold back the renewals of the leases held', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const clock = manualClock()
+  const { coordinator: c, leases, leasesKv, membership } = await start(sim, { clock, keys: accounts.slice(0, 8) })
+  await takeAll(c)
+  await until('every partition held', () => Array.from({ length: P }, (_, p) => p).every((p) => c.slots.holds(p)), clock)
+  // Renewals counted where they are written: updates of a partition's lease.
+  let renewals = 0
+  const update = leasesKv.update.bind(leasesKv)
+  leasesKv.update = (key, value, revision) => {
+    if (!key.startsWith('instances.')) renewals++
+    return update(key, value, revision)
+  }
+  // The bucket check and the heartbeat answer 55 s after they were asked (TTL 60 s, fenced at 50 s).
+  const late = () => new Promise<void>((resolve) => clock.set(resolve, 55_000))
+  membership.beat = late
+  const rounds = new LivenessRounds({ id: 'relay-a', partitions: P, leaseTtlMs: 60_000, membership, leases, accountsKv: leasesKv, coordinator: c, logger: silentLogger, checkBuckets: late })
+  cleanups.push(async () => {
+    // The late answers are on the test's clock: it moves until the round under way has ended.
+    let stopped = false
+    const stopping = rounds.stop().then(() => {
+      stopped = true
+    })
+    while (!stopped) {
+      clock.advance(60_000)
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    await stopping
+  })
+  rounds.start()
+  // Six rounds, 20 s apart: each renews every lease, and no partition is fenced in between.
+  for (let round = 1; round <= 6; round++) {
+    const deadline = Date.now() + 20_000
+    while (renewals < round * P) {
+      expect(c.slots.size, `partitions held at ${round === 1 ? 'the first round' : `round ${round}`}`).toBe(P)
+      if (Date.now() > deadline) throw new Error(`round ${round} renewed ${renewals - (round - 1) * P} of ${P} leases`)
+      await new Promise((resolve) => setTimeout(resolve, 2))
+      clock.advance(250)
+    }
+  }
+  expect(c.slots.size).toBe(P)
+  expect(Array.from({ length: P }, (_, p) => p).every((p) => c.slots.holds(p))).toBe(true)
+})
+
+it('on a clock of its own: a renewal that gets no answer (a cluster node back but not serving JetStream yet) is sent again within a second, not at the next round, and the partitions are never fenced', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const clock = manualClock()
+  const { coordinator: c, leasesKv } = await start(sim, { clock, keys: accounts.slice(0, 8) })
+  await takeAll(c)
+  const all = Array.from({ length: P }, (_, p) => p)
+  await until('every partition held', () => all.every((p) => c.slots.holds(p)), clock)
+  // The next three updates of each lease are refused the way a node whose JetStream is not up yet refuses them.
+  const refusals = new Map<string, number>()
+  let renewed = 0
+  const update = leasesKv.update.bind(leasesKv)
+  leasesKv.update = async (key, value, revision) => {
+    const n = refusals.get(key) ?? 0
+    if (n < 3) {
+      refusals.set(key, n + 1)
+      throw new Error('jetstream is not enabled')
+    }
+    renewed++
+    return update(key, value, revision)
+  }
+  // One round's renewals, 40 s into a 60 s lease (fenced at 50 s): every one of them refused.
+  const t0 = clock.now()
+  clock.advance(40_000)
+  await Promise.all(all.map((partition) => c.dispatch({ type: 'renew', partition })))
+  // No other round runs: the coordinator sends them again itself, until they land.
+  const deadline = Date.now() + 20_000
+  while (renewed < P) {
+    expect(c.slots.size, `partitions held ${clock.now() - t0} ms into the lease`).toBe(P)
+    if (Date.now() > deadline) throw new Error(`${renewed} of ${P} renewals landed`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+    clock.advance(100)
+  }
+  // Three refusals and the renewal that landed, each partition; past the old lease's fence, every partition still held.
+  expect([...refusals.values()]).toEqual(all.map(() => 3))
+  await until('the renewals applied', () => all.every((p) => c.slots.get(p)?.renewing === false))
+  for (const p of all) expect(c.slots.get(p)!.confirmedUntil - t0).toBeGreaterThan(90_000)
+  clock.advance(15_000)
+  expect(all.every((p) => c.slots.holds(p))).toBe(true)
 })

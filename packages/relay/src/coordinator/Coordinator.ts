@@ -107,11 +107,16 @@ export class Coordinator {
   #fenceAt: number | undefined
   /** a slot event was applied since the fence was last armed */
   #slotsChanged = false
+  /** partitions whose last renewal got no answer, sent again when {@link Coordinator.#renewAgainTimer} fires */
+  readonly #renewAgain = new Set<number>()
+  #renewAgainTimer: RelayTimer | undefined
+  readonly #renewAgainMs: number
 
   readonly clock: RelayClock
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.clock = deps.clock ?? systemClock
+    this.#renewAgainMs = Math.max(100, Math.min(1_000, Math.floor(deps.leaseTtlMs / 15)))
     this.slots = new PartitionSlots({ leaseTtlMs: deps.leaseTtlMs, fenceMarginMs: deps.fenceMarginMs })
     this.#fenced = new FencedAccounts({ metrics: deps.metrics, logger: deps.logger, lines: deps.lines, clock: this.clock })
     deps.accountContext.kept = (n) => this.#fenced.count(n)
@@ -188,6 +193,8 @@ export class Coordinator {
     this.#reads.close()
     this.clock.clear(this.#fenceTimer)
     this.#fenceTimer = undefined
+    this.clock.clear(this.#renewAgainTimer)
+    this.#renewAgainTimer = undefined
   }
 
   /**
@@ -363,6 +370,24 @@ export class Coordinator {
     const sentAt = this.clock.now()
     const result = await this.deps.leases.renew(String(partition), revision)
     await this.dispatch({ type: 'renewed', partition, epoch, sentAt, result })
+    if (result === 'unknown') this.#renewSoon(partition)
+  }
+
+  /**
+   * A renewal that got no answer is sent again a moment later (a second at most), not at the next full
+   * round: a cluster node that has just come back refuses requests ("jetstream is not enabled") for
+   * seconds, and two rounds of refusals reached the fence (docs/architecture.md, "Leases"). One timer for
+   * all of them; the slots skip a partition no longer held or already renewing.
+   */
+  #renewSoon(partition: number): void {
+    if (this.#closed) return
+    this.#renewAgain.add(partition)
+    this.#renewAgainTimer ??= this.clock.set(() => {
+      this.#renewAgainTimer = undefined
+      const partitions = [...this.#renewAgain]
+      this.#renewAgain.clear()
+      void runBounded(partitions, (p) => this.dispatch({ type: 'renew', partition: p }))
+    }, this.#renewAgainMs)
   }
 
   /**

@@ -49,6 +49,11 @@ export class LivenessRounds {
   /** the last round left its partitions' read to this one (see readNow) */
   #readPutOff = false
   #closed = false
+  /** the bucket check and the heartbeat of a round, while they have not answered */
+  #checking: Promise<void> | undefined
+  #beating: Promise<void> | undefined
+  /** how long a full round's renewals wait for its bucket check and heartbeat at most */
+  readonly #beforeRenewalsMs: number
 
   /** the coordinator's clock: rounds run on the time its decisions are made at */
   readonly #clock: RelayClock
@@ -56,6 +61,7 @@ export class LivenessRounds {
   constructor(private readonly deps: RoundDeps) {
     this.#clock = deps.coordinator.clock
     this.#interval = Math.max(200, Math.floor(deps.leaseTtlMs / 3))
+    this.#beforeRenewalsMs = Math.min(1_000, Math.floor(this.#interval / 5))
   }
 
   start(): void {
@@ -68,6 +74,8 @@ export class LivenessRounds {
     this.#clock.clear(this.#timer)
     await this.#ticking
     this.#clock.clear(this.#timer)
+    // A heartbeat still on its way is written before a drain deletes it, and a check ends before the close ends its connections.
+    await Promise.all([this.#beating, this.#checking])
   }
 
   /** Another relay left or gave a lease back: the plan looks at once (after the round under way, if any). */
@@ -113,17 +121,47 @@ export class LivenessRounds {
     return live
   }
 
+  /**
+   * The bucket check and the heartbeat, which come before the renewals but never hold them back for
+   * longer than a short budget: on a cluster electing a leader each of them can wait for a request's
+   * timeout, one after another, and renewals held behind them came after the fence and left accounts
+   * ownerless (docs/architecture.md, "Leases"). What has not answered within the budget goes on
+   * beside the round; the next round shares a check or a heartbeat still under way instead of asking again.
+   */
+  async #checkAndBeat(): Promise<void> {
+    const { logger, checkBuckets, membership, coordinator } = this.deps
+    // A bucket NATS lost is noticed here too, not only after a reconnect (a deleted stream does not disconnect).
+    this.#checking ??= (checkBuckets?.() ?? Promise.resolve())
+      .catch((error: unknown) => logger.warn({}, `bucket check failed: ${(error as Error)?.message ?? String(error)}`))
+      .finally(() => {
+        this.#checking = undefined
+      })
+    // A draining relay has deleted its heartbeat (the others plan without it): it writes none again.
+    if (!coordinator.slots.draining)
+      this.#beating ??= membership
+        .beat()
+        .then(
+          () => {
+            this.joined = true
+          },
+          (error: unknown) => logger.warn({}, `heartbeat not written, written again next round: ${(error as Error)?.message ?? String(error)}`),
+        )
+        .finally(() => {
+          this.#beating = undefined
+        })
+    let timer: RelayTimer | undefined
+    const budget = new Promise<void>((resolve) => {
+      timer = this.#clock.set(resolve, this.#beforeRenewalsMs)
+    })
+    await Promise.race([Promise.all([this.#checking, this.#beating]), budget])
+    this.#clock.clear(timer)
+  }
+
   async #round(full: boolean): Promise<void> {
     const { coordinator, membership, leases, id, partitions } = this.deps
     const { slots } = coordinator
     const started = this.#clock.now()
-    // A bucket NATS lost is noticed here too, not only after a reconnect (a deleted stream does not disconnect).
-    if (full) await this.deps.checkBuckets?.().catch((error: unknown) => this.deps.logger.warn({}, `bucket check failed: ${(error as Error)?.message ?? String(error)}`))
-    // A draining relay has deleted its heartbeat (the others plan without it): it writes none again.
-    if (full && !slots.draining) {
-      await membership.beat()
-      this.joined = true
-    }
+    if (full) await this.#checkAndBeat()
     const now = this.#clock.now()
     await coordinator.dispatch({ type: 'fence', now })
     if (full) await runBounded([...slots.entries()].map(([p]) => p), (partition) => coordinator.dispatch({ type: 'renew', partition }))
