@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process'
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium } from 'example-shared/browserScenario'
+import { runBuild } from 'example-shared/runBuild'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 
@@ -17,8 +17,13 @@ let base: string
 let browser: Browser
 beforeAll(async () => {
   // The site as `pnpm docs:build` makes it: TypeDoc's API pages, then VitePress.
-  execFileSync(process.execPath, [join(here, 'node_modules/typedoc/bin/typedoc'), '--logLevel', 'Error'], { cwd: here, stdio: 'pipe' })
-  execFileSync(process.execPath, [join(here, 'node_modules/vitepress/bin/vitepress.js'), 'build', '../../docs'], { cwd: here, stdio: 'pipe' })
+  for (const step of [
+    [join(here, 'node_modules/typedoc/bin/typedoc'), '--logLevel', 'Error'],
+    [join(here, 'node_modules/vitepress/bin/vitepress.js'), 'build', '../../docs'],
+  ]) {
+    const build = await runBuild(process.execPath, step, { cwd: here })
+    if (build.status !== 0) throw new Error(`${step[0]} failed:\n${build.stdout}\n${build.stderr}`)
+  }
   // Clean URLs, as a static host serves them: /guide/resume is guide/resume.html.
   server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { DEMO_ACCOUNT } from 'example-shared/appConfig'
 import { launchChromium } from 'example-shared/browserScenario'
+import { runBuild } from 'example-shared/runBuild'
 import { startDemoSimulators } from 'example-shared/demoSimulators'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 
@@ -25,7 +26,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [next, 'build', '--webpack'], { cwd: root, env, encoding: 'utf8' })
+  const build = await runBuild(process.execPath, [next, 'build', '--webpack'], { cwd: root, env })
   if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`)
   sims = await startDemoSimulators()
   const port = await freePort()

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { DEMO_ACCOUNT } from 'example-shared/appConfig'
 import { launchChromium } from 'example-shared/browserScenario'
+import { runBuild } from 'example-shared/runBuild'
 import { startDemoSimulators } from 'example-shared/demoSimulators'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 
@@ -25,7 +26,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [nuxt, 'build'], { cwd: root, encoding: 'utf8', env: { ...process.env, NUXT_TELEMETRY_DISABLED: '1' } })
+  const build = await runBuild(process.execPath, [nuxt, 'build'], { cwd: root, env: { ...process.env, NUXT_TELEMETRY_DISABLED: '1' } })
   if (build.status !== 0) throw new Error(`nuxt build failed:\n${build.stdout}\n${build.stderr}`)
   sims = await startDemoSimulators()
   const port = await freePort()

@@ -96,10 +96,16 @@ it.skipIf(!natsAvailable)('changing --lease-ttl-ms on a running deployment (as t
 it.skipIf(!natsAvailable)('a relay started and closed in a process leaves nothing behind (the process metrics are collected once per process)', async () => {
   const nats = await startNats()
   cleanups.push(() => nats.close())
-  const { spawnSync } = await import('node:child_process')
+  const { execFile } = await import('node:child_process')
   const { fileURLToPath } = await import('node:url')
   const script = fileURLToPath(new URL('../test/relayLeak.ts', import.meta.url))
-  const run = spawnSync(process.execPath, ['--expose-gc', '--conditions=@solver-notifications/source', '--import', 'tsx', script, nats.url, '4'], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: 120_000 })
+  // Not spawnSync: a worker blocked for over a minute misses vitest's replies and fails the run.
+  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const args = ['--expose-gc', '--conditions=@solver-notifications/source', '--import', 'tsx', script, nats.url, '4']
+    execFile(process.execPath, args, { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    )
+  })
   expect(run.status, run.stderr).toBe(0)
   const { alive } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { alive: Record<string, number> }
   // Every relay closed stayed alive (prom-client's GC observer, started per relay and never stopped,
