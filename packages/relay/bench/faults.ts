@@ -6,6 +6,7 @@ import { startNats } from '../test/natsServer.js'
 import { accountKey } from '../src/accountKeys.js'
 import { addAccounts } from '../src/accountsAdmin.js'
 import { type Relay, startRelay } from '../src/startRelay.js'
+import { createRelayLogger } from '../src/relayLogger.js'
 
 /**
  * FAULTS: the relay when NATS misbehaves, three figures (each its own nats-server, relays in this process):
@@ -78,15 +79,24 @@ export function sampler(relays: Relay[], keys: string[]) {
 async function lostVolume(): Promise<boolean> {
   const nats = await startNats()
   const sim = await startSolverSimulator({ protocol: 'rasa' })
-  const relays = await Promise.all(['lv-a', 'lv-b'].map((instanceId) => startRelay({ config: configOf(sim), nats: { servers: nats.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 } as never, leaseTtlMs: TTL, instanceId, partitions: 64 })))
+  // The relays' logs are kept and printed if a wait runs out, so a failure leaves its evidence (a CI run
+  // once waited 120 s for the deployment to be rebuilt, with nothing to explain it).
+  const log: string[] = []
+  const logger = (instance: string) => createRelayLogger({ instance, destination: { write: (line: string) => log.push(line) } })
+  const relays = await Promise.all(['lv-a', 'lv-b'].map((instanceId) => startRelay({ config: configOf(sim), nats: { servers: nats.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 } as never, leaseTtlMs: TTL, instanceId, partitions: 64, logger: logger(instanceId) })))
+  const waitFor = (test: () => boolean | Promise<boolean>) =>
+    until(test).catch((error: unknown) => {
+      console.log(`FAULTS lost volume: a wait ran out; the relays' last ${Math.min(log.length, 300)} log lines:\n${log.slice(-300).join('')}`)
+      throw error
+    })
   const keys = Array.from({ length: 1_000 }, (_, i) => accountKey(1, 'beta', address(i)))
   await addAccounts({ servers: nats.url }, keys)
   const owned = () => relays.reduce((n, r) => n + r.owned().length, 0)
-  await until(() => owned() === keys.length)
+  await waitFor(() => owned() === keys.length)
   await nats.restart({ empty: true })
   const lost = performance.now()
   // Once the relays have written the deployment again, the operator adds the accounts back.
-  await until(async () => {
+  await waitFor(async () => {
     const nc = await connect({ servers: nats.url }).catch(() => undefined)
     if (!nc) return false
     try {
@@ -100,7 +110,7 @@ async function lostVolume(): Promise<boolean> {
   const rebuilt = performance.now()
   await addAccounts({ servers: nats.url }, keys)
   const added = performance.now()
-  await until(() => owned() === keys.length)
+  await waitFor(() => owned() === keys.length)
   const back = performance.now()
   console.log(
     `FAULTS lost volume: NATS restarted empty under 2 relays (${keys.length.toLocaleString('en-US')} accounts, lease TTL ${TTL} ms): deployment rebuilt by the relays ${((rebuilt - lost) / 1000).toFixed(1)} s after the restart; every account owned again ${((back - added) / 1000).toFixed(1)} s after the operator re-added them (target ≤ ${(TTL + ROUND) / 1000} s: a takeover) ${back - added <= TTL + ROUND ? 'PASS' : 'MISS'}`,
