@@ -68,3 +68,32 @@ it('revisions below what the watch saw for as long as a replica catches up, from
   await guard.check()
   expect(resets).toEqual([])
 })
+
+it('what the relay writes into a bucket once it was reset (the deployment config) is written again at every later look until it lands: one failed write is not the end of it', async () => {
+  const resets: string[] = []
+  const writes: string[] = []
+  const b = bucket([{ created: 't0', lastSeq: 10 }, { created: 't1', lastSeq: 2 }], 10)
+  const guard = new BucketGuard(
+    [
+      {
+        ...b,
+        repair: async () => {
+          writes.push(writes.length === 0 ? 'refused' : 'written')
+          if (writes.length === 1) throw new Error('timeout')
+        },
+      },
+    ],
+    (name, cause) => void resets.push(`${name}: ${cause}`),
+    1,
+  )
+  await guard.check()
+  expect(writes).toEqual([])
+  await guard.check()
+  expect(resets).toEqual(['solver_relay_leases: revisions went back'])
+  expect(writes).toEqual(['refused'])
+  await guard.check()
+  expect(writes).toEqual(['refused', 'written'])
+  await guard.check()
+  expect(writes).toEqual(['refused', 'written'])
+  expect(resets).toHaveLength(1)
+})

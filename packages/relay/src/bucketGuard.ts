@@ -12,6 +12,11 @@ export interface GuardedBucket {
   follower?: BucketFollower | undefined
   /** copies JetStream keeps when it is recreated (the relay's `replicas`) */
   replicas?: number | undefined
+  /**
+   * What the relay writes into the bucket once it was reset (the deployment's config): tried after the
+   * reset and again at every later look until it resolves (a write that failed once is not given up).
+   */
+  repair?: (() => Promise<void>) | undefined
 }
 
 /** Readings that must agree before a suspected reset is acted on, and how far apart (a leader election on a cluster takes about a second or two). */
@@ -36,6 +41,8 @@ export class BucketGuard {
   #checking: Promise<void> | undefined
   /** each bucket's stream creation time as first seen: a bucket recreated (by anyone) has another */
   readonly #created = new Map<string, string>()
+  /** buckets reset whose repair has not landed yet */
+  readonly #owed = new Set<string>()
 
   constructor(
     private readonly buckets: readonly GuardedBucket[],
@@ -54,7 +61,19 @@ export class BucketGuard {
   }
 
   async #check(): Promise<void> {
-    for (const bucket of this.buckets) await this.#look(bucket)
+    for (const bucket of this.buckets) {
+      await this.#look(bucket)
+      if (this.#owed.has(bucket.name)) await this.#repair(bucket)
+    }
+  }
+
+  async #repair(bucket: GuardedBucket): Promise<void> {
+    try {
+      await bucket.repair?.()
+      this.#owed.delete(bucket.name)
+    } catch {
+      // written again at the next look (the repair says why it failed)
+    }
   }
 
   async #look(bucket: GuardedBucket): Promise<void> {
@@ -145,6 +164,7 @@ export class BucketGuard {
   }
 
   async #reset(bucket: GuardedBucket, cause: ResetCause, detail: string): Promise<void> {
+    if (bucket.repair) this.#owed.add(bucket.name)
     await this.reset(bucket.name, cause, detail)
     await bucket.follower?.fromStart().catch(() => {})
   }

@@ -459,17 +459,27 @@ function guardBuckets(r: {
   return new BucketGuard(
     [
       { name: ACCOUNTS_BUCKET, kv: r.accountsKv, nc: r.dataNc, follower: r.watches[0], replicas: r.replicas },
-      { name: LEASES_BUCKET, kv: r.leasesKv, nc: r.nc, follower: r.watches[1], replicas: r.replicas },
+      // The deployment's config lived in the leases bucket: written again as this relay runs it, until it lands.
+      { name: LEASES_BUCKET, kv: r.leasesKv, nc: r.nc, follower: r.watches[1], replicas: r.replicas, repair: () => rewriteConfig(r.leasesKv, r.partitions, r.logger) },
       { name: CHECKPOINTS_BUCKET, kv: r.checkpoints, nc: r.dataNc, replicas: r.replicas },
     ],
     async (bucket, cause, detail) => {
       r.metrics.bucketResets.set(bucket, (r.metrics.bucketResets.get(bucket) ?? 0) + 1)
       r.logger.warn({ bucket, cause }, `${detail}; read again from the start, every partition taken again`)
-      // The deployment's config lived in the leases bucket: written again as this relay runs it.
-      if (bucket === LEASES_BUCKET) await r.leasesKv.create('config', JSON.stringify({ layout: LAYOUT, partitions: r.partitions })).catch(() => {})
       await r.coordinator.dispatch({ type: 'bucketReset', bucket: kinds[bucket as keyof typeof kinds] })
     },
   )
+}
+
+/** Writes the deployment's config into a recreated leases bucket; one written by another relay first is as good. */
+async function rewriteConfig(leasesKv: KV, partitions: number, logger: RelayLogger): Promise<void> {
+  try {
+    await leasesKv.create('config', JSON.stringify({ layout: LAYOUT, partitions }))
+  } catch (error) {
+    if (/wrong last sequence|key exists/i.test((error as Error)?.message ?? '')) return
+    logger.warn({ bucket: LEASES_BUCKET }, `the deployment's config not written again (${(error as Error)?.message ?? String(error)}); tried again at the next bucket check`)
+    throw error
+  }
 }
 
 /** The relay's counters as `stats()` returns them. */

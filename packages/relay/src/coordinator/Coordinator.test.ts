@@ -213,6 +213,19 @@ async function takeAll(c: Coordinator): Promise<void> {
   await c.dispatch({ type: 'load', now: Date.now() })
 }
 
+/** Stops rounds whose round under way waits on the test's clock: it moves until that round has ended. */
+async function stopOnClock(rounds: LivenessRounds, clock: { advance(ms: number): void }): Promise<void> {
+  let stopped = false
+  const stopping = rounds.stop().then(() => {
+    stopped = true
+  })
+  while (!stopped) {
+    clock.advance(60_000)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  await stopping
+}
+
 async function until(what: string, done: () => boolean, clock?: { advance(ms: number): void }): Promise<void> {
   // A deadline, not a pace: the loop ends as soon as `done` holds.
   const deadline = Date.now() + 20_000
@@ -314,18 +327,7 @@ it('on a clock of its own: a bucket check and a heartbeat that take longer than 
   const late = () => new Promise<void>((resolve) => clock.set(resolve, 55_000))
   membership.beat = late
   const rounds = new LivenessRounds({ id: 'relay-a', partitions: P, leaseTtlMs: 60_000, membership, leases, accountsKv: leasesKv, coordinator: c, logger: silentLogger, checkBuckets: late })
-  cleanups.push(async () => {
-    // The late answers are on the test's clock: it moves until the round under way has ended.
-    let stopped = false
-    const stopping = rounds.stop().then(() => {
-      stopped = true
-    })
-    while (!stopped) {
-      clock.advance(60_000)
-      await new Promise((resolve) => setTimeout(resolve, 2))
-    }
-    await stopping
-  })
+  cleanups.push(() => stopOnClock(rounds, clock))
   rounds.start()
   // Six rounds, 20 s apart: each renews every lease, and no partition is fenced in between.
   for (let round = 1; round <= 6; round++) {
@@ -380,4 +382,40 @@ it('on a clock of its own: a renewal that gets no answer (a cluster node back bu
   for (const p of all) expect(c.slots.get(p)!.confirmedUntil - t0).toBeGreaterThan(90_000)
   clock.advance(15_000)
   expect(all.every((p) => c.slots.holds(p))).toBe(true)
+})
+
+it('on a clock of its own: a count of the accounts that never ends (a key listing cut off by NATS restarting empty: nats.js never ends it) does not stop the rounds: the bucket check runs again at every full round', async () => {
+  const sim = await startMemorySimulator({ protocol: 'enigma' })
+  cleanups.push(() => sim.close())
+  const clock = manualClock()
+  const { coordinator: c, leases, membership } = await start(sim, { clock, keys: accounts.slice(0, 8) })
+  // The accounts bucket's revision moves every round (so it is listed again), and its listing delivers nothing, ever.
+  let revision = 0
+  let listings = 0
+  let stopped = 0
+  const accountsKv = {
+    status: async () => ({ streamInfo: { state: { last_seq: ++revision } } }),
+    keys: async () => {
+      listings++
+      return {
+        stop: () => void stopped++,
+        [Symbol.asyncIterator]: () => ({ next: () => new Promise<never>(() => {}) }),
+      }
+    },
+  } as unknown as KV
+  let checks = 0
+  const rounds = new LivenessRounds({ id: 'relay-a', partitions: P, leaseTtlMs: 60_000, membership, leases, accountsKv, coordinator: c, logger: silentLogger, checkBuckets: async () => void checks++ })
+  cleanups.push(() => stopOnClock(rounds, clock))
+  const t0 = clock.now()
+  rounds.start()
+  // Full rounds 20 s apart: three of them within a minute, each with its check and its listing.
+  const deadline = Date.now() + 20_000
+  while (checks < 3) {
+    if (Date.now() > deadline) throw new Error(`${checks} bucket checks in ${clock.now() - t0} ms of the relay's time: the rounds stopped behind a listing`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+    clock.advance(250)
+  }
+  expect(listings).toBeGreaterThanOrEqual(2)
+  // Every listing given up was stopped (its consumer released), not left running.
+  await until('the listings given up stopped', () => stopped >= listings - 1, clock)
 })

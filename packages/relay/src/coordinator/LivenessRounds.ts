@@ -54,6 +54,8 @@ export class LivenessRounds {
   #beating: Promise<void> | undefined
   /** how long a full round's renewals wait for its bucket check and heartbeat at most */
   readonly #beforeRenewalsMs: number
+  /** how long a listing of the accounts may deliver nothing before it is given up */
+  readonly #stallMs: number
 
   /** the coordinator's clock: rounds run on the time its decisions are made at */
   readonly #clock: RelayClock
@@ -62,6 +64,7 @@ export class LivenessRounds {
     this.#clock = deps.coordinator.clock
     this.#interval = Math.max(200, Math.floor(deps.leaseTtlMs / 3))
     this.#beforeRenewalsMs = Math.min(1_000, Math.floor(this.#interval / 5))
+    this.#stallMs = Math.max(1_000, this.#interval)
   }
 
   start(): void {
@@ -109,14 +112,38 @@ export class LivenessRounds {
   /**
    * The live keys of the accounts bucket. Not its stream's message count: that keeps a delete marker per
    * removed account, and counting those shrank every relay's share (600 accounts with room for 1,000
-   * left a sixth ownerless for good). The keys are listed again only when the bucket changed.
+   * left a sixth ownerless for good). The keys are listed again only when the bucket changed. A listing
+   * that delivers nothing for a while is given up (the count kept): nats.js never ends one that NATS cut
+   * off by restarting empty, and a round waiting on it ran no bucket check again, so nothing recreated
+   * the buckets it was waiting for (docs/architecture.md, "Leases").
    */
   async #countAccounts(): Promise<number> {
     const kv = this.deps.accountsKv
     const lastSeq = (await kv.status()).streamInfo.state.last_seq
     if (this.#counted?.lastSeq === lastSeq) return this.#counted.live
+    const keys = await kv.keys()
     let live = 0
-    for await (const _key of await kv.keys()) live++
+    let timer: RelayTimer | undefined
+    const stalled = new Promise<never>((_, reject) => {
+      let seen = -1
+      const watch = () => {
+        if (live === seen) return reject(new Error(`listing the accounts stalled after ${live} keys`))
+        seen = live
+        timer = this.#clock.set(watch, this.#stallMs)
+      }
+      watch()
+    })
+    const listing = (async () => {
+      for await (const _key of keys) live++
+    })()
+    listing.catch(() => {}) // what a listing given up does later is nobody's concern
+    try {
+      await Promise.race([listing, stalled])
+    } finally {
+      this.#clock.clear(timer)
+      // A listing given up still holds a consumer: released.
+      ;(keys as { stop?: () => void }).stop?.()
+    }
     this.#counted = { lastSeq, live }
     return live
   }
