@@ -64,7 +64,7 @@ describe.skipIf(!natsAvailable)('the CLI as an operator runs it', () => {
   })
 
   it('logs one JSON object per line, drains on SIGTERM (not ready at once, accounts handed over) and exits 0; no secret printed', async () => {
-    const relay = spawnRelay(solvers.file, nats.url, 'json-1', ['--lease-ttl-ms', '1500', '--http', '127.0.0.1:0'], { SOLVER_RELAY_NATS_TOKEN: TOKEN })
+    const relay = spawnRelay(solvers.file, nats.url, 'json-1', ['--lease-ttl-ms', '1500', '--partitions', '16', '--http', '127.0.0.1:0'], { SOLVER_RELAY_NATS_TOKEN: TOKEN })
     await until(() => jsonLines(relay.output).some((l) => l.msg === 'relay started'), 'the start line')
     const started = jsonLines(relay.output).find((l) => l.msg === 'relay started')!
     expect(started).toMatchObject({ level: 'info', instance: 'json-1', auth: 'token', stream: 'SOLVER_NOTIFICATIONS', solvers: ['1.alpha', '1.beta'], leaseTtlMs: 1500 })
@@ -86,8 +86,8 @@ describe.skipIf(!natsAvailable)('the CLI as an operator runs it', () => {
 
   it('a drain that cannot finish (NATS gone) ends at --shutdown-timeout-ms with exit 1; a second signal exits at once', async () => {
     const own = await startNats()
-    const slow = spawnRelay(solvers.file, own.url, 'slow-1', ['--lease-ttl-ms', '1500', '--shutdown-timeout-ms', '1000'])
-    const impatient = spawnRelay(solvers.file, own.url, 'slow-2', ['--lease-ttl-ms', '1500', '--shutdown-timeout-ms', '600000'])
+    const slow = spawnRelay(solvers.file, own.url, 'slow-1', ['--lease-ttl-ms', '1500', '--partitions', '16', '--shutdown-timeout-ms', '1000'])
+    const impatient = spawnRelay(solvers.file, own.url, 'slow-2', ['--lease-ttl-ms', '1500', '--partitions', '16', '--shutdown-timeout-ms', '600000'])
     await addAccounts({ servers: own.url }, [accountKey(1, 'alpha', '0xabc0000000000000000000000000000000000081')])
     for (const r of [slow, impatient]) await until(() => jsonLines(r.output).some((l) => l.msg === 'relay started'), 'started')
     await until(() => [slow, impatient].some((r) => jsonLines(r.output).some((l) => l.msg === 'accounts moved')), 'the account to be taken')

@@ -22,7 +22,7 @@ beforeAll(async () => {
   if (!natsAvailable) return
   ;[nats, sim] = await Promise.all([startNats(), startSolverSimulator({ protocol: 'rasa' })])
   const config = { defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: sim.httpUrl, notifications: { protocol: 'rasa' as const, url: sim.wsUrl } } } } } }
-  relay = await startRelay({ config, nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'c1' })
+  relay = await startRelay({ config, nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: 16, instanceId: 'c1' })
   await addAccounts({ servers: nats.url }, [accountKey(1, 'beta', A), accountKey(1, 'beta', B)])
   await until(() => relay.owned().length === 2, 'both accounts owned')
   await sim.waitForSubscribers(A)

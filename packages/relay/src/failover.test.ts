@@ -20,7 +20,7 @@ it.skipIf(!natsAvailable)('kill -9 one of 3 relays: its accounts are re-owned wi
   cleanups.push(() => nats.close())
   const solvers = await startSolvers()
   cleanups.push(() => solvers.close())
-  const relays = ['r1', 'r2', 'r3'].map((id) => spawnRelay(solvers.file, nats.url, id, ['--lease-ttl-ms', String(LEASE_TTL_MS)]))
+  const relays = ['r1', 'r2', 'r3'].map((id) => spawnRelay(solvers.file, nats.url, id, ['--lease-ttl-ms', String(LEASE_TTL_MS), '--partitions', '32']))
   cleanups.push(() => Promise.all(relays.map(stopRelay)))
   const obs = await observe(nats.url)
   cleanups.push(() => obs.close())

@@ -46,7 +46,7 @@ describe.skipIf(!natsAvailable)('NATS that requires credentials or TLS', () => {
     const sim = await startSolverSimulator({ protocol: 'rasa' })
     const config = { defaultChainId: 1, chains: { 1: { defaultSolver: 'beta', solvers: { beta: { url: sim.httpUrl, notifications: { protocol: 'rasa' as const, url: sim.wsUrl } } } } } }
     const target = { servers: nats.url, user: 'relay', password: SECRET }
-    const relay = await startRelay({ config, nats: target, leaseTtlMs: 1_500, instanceId: 'creds' })
+    const relay = await startRelay({ config, nats: target, leaseTtlMs: 1_500, partitions: 16, instanceId: 'creds' })
     await addAccounts(target, [KEY])
     while (!relay.owned().includes(KEY)) await new Promise((r) => setTimeout(r, 25))
     await sim.waitForSubscribers('0xabc0000000000000000000000000000000000001')

@@ -31,7 +31,7 @@ const get = async (path: string) => {
 
 describe.skipIf(!natsAvailable)('operations: /healthz, /readyz, /metrics, drain', () => {
   it('serves health, readiness and Prometheus metrics of what it relayed', async () => {
-    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'ops', http: '127.0.0.1:0' })
+    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: 16, instanceId: 'ops', http: '127.0.0.1:0' })
     expect(relay.httpAddress).toMatch(/^127\.0\.0\.1:\d+$/)
     await addAccounts({ servers: nats.url }, [KEY])
     await until(() => relay!.owned().includes(KEY), 'the account to be owned')
@@ -61,7 +61,7 @@ describe.skipIf(!natsAvailable)('operations: /healthz, /readyz, /metrics, drain'
   })
 
   it('/readyz is 503 with the reason while NATS is away, 200 again after it is back', async () => {
-    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'ops', http: '127.0.0.1:0' })
+    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: 16, instanceId: 'ops', http: '127.0.0.1:0' })
     await until(async () => (await relay!.ready()).ready, 'ready')
     await nats.stop()
     await until(async () => (await get('/readyz')).status === 503, '/readyz 503')
@@ -73,7 +73,7 @@ describe.skipIf(!natsAvailable)('operations: /healthz, /readyz, /metrics, drain'
   })
 
   it('a drain is not ready at once, hands every account over (checkpoint first) and stats() reads without resetting', async () => {
-    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'ops' })
+    relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: 16, instanceId: 'ops' })
     await addAccounts({ servers: nats.url }, [KEY])
     await until(() => relay!.owned().includes(KEY), 'the account to be owned')
     await sim.waitForSubscribers(A)

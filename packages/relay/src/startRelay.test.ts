@@ -13,6 +13,13 @@ import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
 import { recordKey } from './PartitionCheckpoint.js'
 import { RELAY_HUB_ACCOUNTS, type Relay, startRelay } from './startRelay.js'
 
+/**
+ * The relays here run 1.5 s leases: on the default 1,024 partitions each round renews hundreds of them,
+ * which two loaded cores do not confirm in time (fenced by the hundred: see membership.test.ts). How
+ * many partitions there are is not what these tests are about. (Where `addAccounts` runs before any
+ * relay, it fixes the deployment at the default count, and that test keeps it.)
+ */
+const P = 16
 const A = '0xabc0000000000000000000000000000000000001'
 let nats: Awaited<ReturnType<typeof startNats>>
 let sim: SolverSimulator
@@ -54,7 +61,7 @@ describe.skipIf(!natsAvailable)('bad input: a clear error naming what to fix, no
 })
 
 it.skipIf(!natsAvailable)('relays an account put into the bucket, once, and closes its socket when the key is deleted', async () => {
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1' })
   relays.push(relay)
   const key = accountKey(1, 'beta', A)
   await addAccounts({ servers: nats.url }, [key])
@@ -82,15 +89,15 @@ it.skipIf(!natsAvailable)('a partition taken over starts from its checkpoint rec
   const [X, Y, Z] = ['0xabc0000000000000000000000000000000000011', '0xabc0000000000000000000000000000000000012', '0xabc0000000000000000000000000000000000013'].map((a) => accountKey(1, 'beta', a)) as [string, string, string]
   const nc = await connect({ servers: nats.url })
   const checkpoints = await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')
-  const recordOf = async (key: string) => (await checkpoints.get(recordKey(partitionOf(key, DEFAULT_PARTITIONS))))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}
-  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'first' })
+  const recordOf = async (key: string) => (await checkpoints.get(recordKey(partitionOf(key, P))))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'first' })
   await addAccounts({ servers: nats.url }, [X, Y])
   await until(async () => X in (await recordOf(X)) && Y in (await recordOf(Y)), 'both positions in their records')
   await first.close()
   // Nobody owns the partitions now: Y goes, Z comes.
   await removeAccounts({ servers: nats.url }, [Y])
   await addAccounts({ servers: nats.url }, [Z])
-  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'next' })
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'next' })
   relays.push(next)
   await until(() => next.owned().join() === [X, Z].sort().join(), 'X and Z owned, Y not')
   await until(async () => !(Y in (await recordOf(Y))), "Y's position forgotten")
@@ -106,16 +113,16 @@ it.skipIf(!natsAvailable)('a partition whose every account was removed while nob
   const W = accountKey(1, 'beta', '0xabc0000000000000000000000000000000000021')
   const nc = await connect({ servers: nats.url })
   const checkpoints = await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')
-  const recordOf = async () => (await checkpoints.get(recordKey(partitionOf(W, DEFAULT_PARTITIONS))))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}
-  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'first' })
+  const recordOf = async () => (await checkpoints.get(recordKey(partitionOf(W, P))))?.json<{ accounts: Record<string, unknown> }>().accounts ?? {}
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'first' })
   await addAccounts({ servers: nats.url }, [W])
   await until(async () => W in (await recordOf()), 'its position in the record')
   await first.close()
   // Gone without a trace (no delete marker: purged from the bucket's stream), so a read of the
   // partition finds nothing at all, as a wrong empty answer would look.
-  await (await jetstreamManager(nc)).streams.purge('KV_solver_relay_accounts', { filter: `$KV.solver_relay_accounts.${storedKey(W, DEFAULT_PARTITIONS)}` })
+  await (await jetstreamManager(nc)).streams.purge('KV_solver_relay_accounts', { filter: `$KV.solver_relay_accounts.${storedKey(W, P)}` })
   const lines: string[] = []
-  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'next', log: (line) => lines.push(line) })
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'next', log: (line) => lines.push(line) })
   relays.push(next)
   await until(() => lines.some((l) => l.includes('still has none')), 'the second read')
   const kept = lines.findIndex((l) => l.includes('found none of the 1 accounts its checkpoints hold; kept them'))
@@ -129,7 +136,7 @@ it.skipIf(!natsAvailable)('a partition whose every account was removed while nob
 
 it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed from when its key was put, with a log line naming it; a drop loses nothing', async () => {
   const lines: string[] = []
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', log: (line) => lines.push(line) })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1', log: (line) => lines.push(line) })
   relays.push(relay)
   const key = accountKey(1, 'beta', A)
   await expect(addAccounts({ servers: nats.url }, [key], { since: Date.now() })).rejects.toMatchObject({ code: 'INVALID_PARAMETERS', message: /milliseconds/ })
@@ -137,7 +144,7 @@ it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed 
   const nc = await connect({ servers: nats.url })
   const { Kvm } = await import('@nats-io/kv')
   const kv = await new Kvm(nc).open('solver_relay_accounts')
-  await kv.put(storedKey(key, DEFAULT_PARTITIONS), JSON.stringify({ since: Date.now() }))
+  await kv.put(storedKey(key, P), JSON.stringify({ since: Date.now() }))
   await until(() => relay.owned().includes(key), 'the relay to own the account')
   expect(lines.some((l) => l.includes(key) && l.includes('not unix seconds'))).toBe(true)
   await sim.waitForSubscribers(A)
@@ -152,7 +159,7 @@ it.skipIf(!natsAvailable)('an account whose since is in milliseconds is relayed 
 
 it.skipIf(!natsAvailable)('a deleted stream is re-created with the same settings on the next failed publish, counted as an error; nothing is lost', async () => {
   const lines: string[] = []
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', log: (line) => lines.push(line) })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1', log: (line) => lines.push(line) })
   relays.push(relay)
   const key = accountKey(1, 'beta', A)
   await addAccounts({ servers: nats.url }, [key])
@@ -177,12 +184,12 @@ it.skipIf(!natsAvailable)('a deleted stream is re-created with the same settings
 })
 
 it.skipIf(!natsAvailable)('a second relay with the same instanceId refuses to start (INSTANCE_CONFLICT naming the id); a restart after a clean stop is fine', async () => {
-  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'twin' })
+  const first = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'twin' })
   relays.push(first)
-  await expect(startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'twin' })).rejects.toMatchObject({ code: 'INSTANCE_CONFLICT', message: expect.stringContaining('"twin"') })
+  await expect(startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'twin' })).rejects.toMatchObject({ code: 'INSTANCE_CONFLICT', message: expect.stringContaining('"twin"') })
   await first.close()
   relays = []
-  const again = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'twin' })
+  const again = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'twin' })
   relays.push(again)
   expect(again.stats().instanceId).toBe('twin')
 })
@@ -190,7 +197,7 @@ it.skipIf(!natsAvailable)('a second relay with the same instanceId refuses to st
 it.skipIf(!natsAvailable)('the solver headers of its config (and --header) reach the solver: the socket upgrade and history requests', async () => {
   const config = configOf(sim)
   const withHeaders = { ...config, chains: { 1: { ...config.chains[1], solvers: { beta: { ...config.chains[1].solvers.beta, headers: { 'App-Name': 'relay-test' } } } } } }
-  const relay = await startRelay({ config: withHeaders, nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  const relay = await startRelay({ config: withHeaders, nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1' })
   relays.push(relay)
   const key = accountKey(1, 'beta', A)
   await addAccounts({ servers: nats.url }, [key], { since: Math.floor(Date.now() / 1000) - 60 })
@@ -288,14 +295,14 @@ describe.skipIf(!natsAvailable)('rasa hubs on a relay', () => {
 it.skipIf(!natsAvailable)('garbage in a partition lease (the issue repro: "garbage") is logged once and counted, and the partition is owned within a TTL and a round, not never (LeaseTable.test.ts covers null, wrong shapes and expiries from the future)', async () => {
   const key = accountKey(1, 'beta', A)
   await addAccounts({ servers: nats.url }, [key])
-  const partition = partitionOf(key, DEFAULT_PARTITIONS)
+  const partition = partitionOf(key, P)
   const nc = await connect({ servers: nats.url })
   const leasesKv = await new Kvm(nc).open('solver_relay_leases')
   await leasesKv.put(`partitions.${partition}`, 'garbage')
   const warnings: string[] = []
   const logger = { info() {}, debug() {}, error() {}, warn: (fields: { lease?: string; why?: string }, message: string) => fields.lease && warnings.push(`${fields.lease} ${fields.why}: ${message}`) }
   const started = Date.now()
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', logger: logger as never })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1', logger: logger as never })
   relays.push(relay)
   await until(() => relay.owned().includes(key), 'the relay to own the account despite the garbage lease', 1_500 + 10_000)
   // Before: "garbage" left the partition unowned for ever (every take tried to create a key that exists).
@@ -308,7 +315,7 @@ it.skipIf(!natsAvailable)('garbage in a partition lease (the issue repro: "garba
 it.skipIf(!natsAvailable)('after a NATS restart the accounts watch resumes after the last revision it saw: only what changed comes, not the whole bucket again', async () => {
   const keys = Array.from({ length: 60 }, (_, i) => accountKey(1, 'beta', `0x${(0xabc100 + i).toString(16).padStart(40, '0')}`))
   await addAccounts({ servers: nats.url }, keys)
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1' })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1' })
   relays.push(relay)
   await until(() => relay.owned().length === 60, 'the relay to own every account')
   const atStart = relay.stats().bucketEntries
