@@ -78,7 +78,7 @@ it.skipIf(!natsAvailable)('a NATS restart: the relay reconnects and goes on; not
   cleanups.push(() => nats.close())
   const solvers = await startSolvers()
   cleanups.push(() => solvers.close())
-  const relay = await startRelay({ config: solvers.config as never, nats: { servers: nats.url }, leaseTtlMs: LEASE_TTL_MS, instanceId: 'solo' })
+  const relay = await startRelay({ config: solvers.config as never, nats: { servers: nats.url }, leaseTtlMs: LEASE_TTL_MS, partitions: 32, instanceId: 'solo' })
   cleanups.push(() => relay.close())
   const accounts = Array.from({ length: 10 }, (_, i) => address(500 + i))
   await addAccounts(

@@ -8,18 +8,26 @@ import { until } from '../test/cluster.js'
 import { natsAvailable, startNats } from '../test/natsServer.js'
 import { accountKey } from './accountKeys.js'
 import { addAccounts, listAccounts, removeAccounts } from './accountsAdmin.js'
-import { storedKey } from './deployment.js'
-import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js'
+import { openDeployment, storedKey } from './deployment.js'
+import { partitionOf } from './partitions.js'
 import { recordKey } from './PartitionCheckpoint.js'
 import { RELAY_HUB_ACCOUNTS, type Relay, startRelay } from './startRelay.js'
 
 /**
  * The relays here run 1.5 s leases: on the default 1,024 partitions each round renews hundreds of them,
  * which two loaded cores do not confirm in time (fenced by the hundred: see membership.test.ts). How
- * many partitions there are is not what these tests are about. (Where `addAccounts` runs before any
- * relay, it fixes the deployment at the default count, and that test keeps it.)
+ * many partitions there are is not what these tests are about.
  */
 const P = 16
+
+/** The deployment fixed at P partitions before any relay runs (`addAccounts` first would fix it at the default). */
+async function deployment(servers: string): Promise<void> {
+  const nc = await connect({ servers })
+  const kvm = new Kvm(nc)
+  const [accounts, leases] = await Promise.all([kvm.create('solver_relay_accounts', { history: 1 }), kvm.create('solver_relay_leases', { history: 1 })])
+  await openDeployment(leases, accounts, P, () => {})
+  await nc.close()
+}
 const A = '0xabc0000000000000000000000000000000000001'
 let nats: Awaited<ReturnType<typeof startNats>>
 let sim: SolverSimulator
@@ -212,13 +220,14 @@ it.skipIf(!natsAvailable)('the solver headers of its config (and --header) reach
 it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behind its gap while live notifications flow; the next owner recovers what it missed', async () => {
   const key = accountKey(1, 'beta', A)
   const since = Math.floor(Date.now() / 1000) - 30
+  await deployment(nats.url)
   await addAccounts({ servers: nats.url }, [key], { since })
   // In history only (a state the socket never announced), after `since`: only a backfill finds it.
   const missed = { quote_id: 77, counterparty_address: A, modify_time: since + 10, create_time: since + 10, last_seen_action: 'InstantOpen', action_status: 'success', id: 'missed-77' }
   await sim.publish(missed, { live: false })
   // Every history request fails: the relay's first backfill keeps failing and retrying.
   sim.injectHttpFault({ status: 503, times: 1_000 })
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'gap-1' })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'gap-1' })
   await until(() => relay.owned().includes(key), 'the relay to own the account')
   await sim.waitForSubscribers(A)
   await sim.instantOpen(A)
@@ -227,12 +236,12 @@ it.skipIf(!natsAvailable)('a first backfill that fails keeps the checkpoint behi
   await relay.close()
   const nc = await connect({ servers: nats.url })
   // The account's position, in its partition's record.
-  const record = (await (await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')).get(recordKey(partitionOf(key, DEFAULT_PARTITIONS))))!
+  const record = (await (await new (await import('@nats-io/kv')).Kvm(nc).open('solver_relay_checkpoints')).get(recordKey(partitionOf(key, P))))!
   const checkpoint = record.json<{ accounts: Record<string, { since: number }> }>().accounts[key]!
   // Behind the gap the failed backfill left: a takeover from here finds `missed-77`.
   expect(checkpoint.since).toBeLessThanOrEqual(since)
   sim.clearHttpFaults()
-  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'gap-2' })
+  const next = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'gap-2' })
   relays.push(next)
   const jsm = await jetstreamManager(nc)
   await until(async () => {
@@ -333,22 +342,23 @@ it.skipIf(!natsAvailable)('a key in the old unpartitioned form and one under ano
   const good = accountKey(1, 'beta', A)
   const old = accountKey(1, 'beta', '0xabc0000000000000000000000000000000000002')
   const wrong = accountKey(1, 'beta', '0xabc0000000000000000000000000000000000003')
+  await deployment(nats.url)
   await addAccounts({ servers: nats.url }, [good])
   const warnings: string[] = []
   const logger = { info() {}, debug() {}, error() {}, warn: (fields: { key?: string }, message: string) => fields.key && warnings.push(message) }
-  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, instanceId: 'r1', logger: logger as never })
+  const relay = await startRelay({ config: configOf(sim), nats: { servers: nats.url }, leaseTtlMs: 1_500, partitions: P, instanceId: 'r1', logger: logger as never })
   relays.push(relay)
   await until(() => relay.owned().includes(good), 'the relay to own the good account')
   const nc = await connect({ servers: nats.url })
   const accountsKv = await new Kvm(nc).open('solver_relay_accounts')
-  const wrongPartition = (partitionOf(wrong, DEFAULT_PARTITIONS) + 1) % DEFAULT_PARTITIONS
+  const wrongPartition = (partitionOf(wrong, P) + 1) % P
   await accountsKv.put(old, '{}')
   await accountsKv.put(`p${wrongPartition}.${wrong}`, '{}')
   await accountsKv.put(old, '{"since":1763700000}') // again: reported once
   await until(() => warnings.length >= 2, 'both keys reported')
   expect(warnings).toEqual([
     expect.stringMatching(new RegExp(`"${old}" is not stored under a partition: .*solver-relay migrate`)),
-    expect.stringMatching(new RegExp(`"p${wrongPartition}\\.${wrong}" is stored under another partition than its own \\(this layout stores it as "${storedKey(wrong, DEFAULT_PARTITIONS)}"\\).*solver-relay migrate`)),
+    expect.stringMatching(new RegExp(`"p${wrongPartition}\\.${wrong}" is stored under another partition than its own \\(this layout stores it as "${storedKey(wrong, P)}"\\).*solver-relay migrate`)),
   ])
   expect(await relay.registry.metrics()).toMatch(/solver_relay_misplaced_keys_total 2\b/)
   expect(relay.owned()).toEqual([good])
