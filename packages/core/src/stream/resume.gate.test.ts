@@ -77,3 +77,46 @@ it('a 429 with Retry-After: 20 at the reopen holds no other stream\'s live frame
   }
   client.close()
 })
+
+it('a poll still waiting in the gate behind a Retry-After when the socket comes back holds none of the new socket\'s live frames past search.timeoutMs', async () => {
+  // Two streams polling history while their socket is down, their polls spaced by the gate; the second
+  // poll is answered 429, Retry-After: 15. The first stream's next poll, a few seconds later, may wait
+  // for the gate search.timeoutMs and a poll interval (15 s): it waits for the Retry-After to pass.
+  const pair = accounts.slice(0, 2)
+  const polls: number[] = []
+  const fetch: typeof globalThis.fetch = async () => {
+    polls.push(Date.now())
+    if (polls.length === 4) return new Response('{"error":"slow down"}', { status: 429, headers: { 'retry-after': '15' } })
+    return new Response(JSON.stringify({ count: 0, position_state: [] }), { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = createNotificationsClient({ config, WebSocket: FakeWebSocket, random: () => 1, heartbeat: false, lingerMs: 0, reconnect: { baseDelayMs: 100, maxDelayMs: 100 }, search: { fetch, retries: 0 } })
+  const events = pair.map((account) => {
+    const seen: NotificationEvent[] = []
+    client.events({ account }, { resume: {} }).subscribe((event) => seen.push(event))
+    return seen
+  })
+  await vi.advanceTimersByTimeAsync(0)
+  FakeWebSocket.last().open()
+  await vi.advanceTimersByTimeAsync(100)
+  expect(polls).toHaveLength(2) // the first open's backfills
+  // The socket stays down (no new one opens) until both streams have polled, the second answered 429.
+  FakeWebSocket.last().drop(1006)
+  const deadline = Date.now() + 60_000
+  while (polls.length < 4) {
+    if (Date.now() > deadline) throw new Error(`${polls.length - 2} polls in a minute of the socket down`)
+    await vi.advanceTimersByTimeAsync(100)
+  }
+  // The first stream's next poll is asked meanwhile, and waits in the gate.
+  await vi.advanceTimersByTimeAsync(4_000)
+  expect(polls).toHaveLength(4)
+  const reopenedAt = Date.now()
+  FakeWebSocket.last().open()
+  for (const [i, account] of pair.entries()) {
+    FakeWebSocket.last().message(JSON.stringify({ id: `live-${i}`, quote_id: 100 + i, modify_time: Math.floor(reopenedAt / 1000), counterparty_address: account, last_seen_action: 'InstantRFQ', action_status: 'success' }))
+  }
+  // search.timeoutMs (10 s) after the reopen, both streams have delivered their live frame.
+  await vi.advanceTimersByTimeAsync(10_000)
+  const delivered = events.map((seen) => seen.some((e) => e.type === 'notification' && e.notification.id?.startsWith('live-')))
+  expect(delivered, `reopened ${reopenedAt - T * 1000} ms in; history asked at ${polls.map((t) => t - T * 1000).join(', ')} ms`).toEqual([true, true])
+  client.close()
+})

@@ -12,10 +12,19 @@ import { ResumeStream } from './ResumeStream.js'
 /**
  * Several resume streams share one history gate (one endpoint), over random interleavings (fast-check)
  * of every source: live frames to any stream, the shared socket dropping and opening, history answering
- * or failing any request in flight (with or without a Retry-After, up to 30 s), and time passing. Each
- * request in flight has the search deadline (it fails with TIMEOUT at `TIMEOUT_MS`, as postJson's does).
- * The promises: a live frame is never held longer than two deadlines (one in the gate, one in flight),
- * whatever Retry-After another stream got; and once the dust settles, every frame was delivered.
+ * or failing any request in flight (with or without a Retry-After, up to 30 s), history polled while the
+ * socket is down (generated: off or on; a poll may wait for the gate a poll interval longer, as the
+ * client asks it), and time passing. Each request in flight has the search deadline (it fails with
+ * TIMEOUT at `TIMEOUT_MS`, as postJson's does).
+ * The promises: a live frame is held at most two backfills (each one deadline in the gate, one in
+ * flight) after it came or after the socket last dropped or opened, whichever is later, whatever
+ * Retry-After another stream got: the backfill that ran across the reopen, then the one of the gap it
+ * left (while the socket flaps, frames wait for the backfill of each new gap: that keeps them in order);
+ * and once the dust settles, every frame was delivered. Run with GATE_MODEL_RUNS=30000 (seconds)
+ * when working on the gate or the reducer: on the reducer before the fix of polls at a reopen (a poll
+ * still running then held the new socket's frames for its wait, a poll interval longer than a
+ * backfill's), seed 1 fails after 6,529 cases: polls while the socket is down, one answered with a
+ * Retry-After, the socket back, a frame held past two backfills.
  */
 
 const T = 1_763_700_000
@@ -45,7 +54,13 @@ interface Call {
   reject: (e: unknown) => void
 }
 
-async function run(actions: Action[], concurrency: number): Promise<string | undefined> {
+/** History polling while the socket is down: off, or on (a poll interval of half a deadline, or of eight). */
+const pollings = fc.constantFrom(undefined, { afterMs: 200, intervalMs: 500, whenClosed: false }, { afterMs: 200, intervalMs: 8_000, whenClosed: false })
+/** The longest a live frame may be held after it came or the socket last changed (see the file's comment). */
+const HOLD_BOUND_MS = 4 * TIMEOUT_MS + 10
+type Poll = { afterMs: number; intervalMs: number; whenClosed: boolean } | undefined
+
+async function run(actions: Action[], concurrency: number, poll: Poll): Promise<string | undefined> {
   const timers = new Timers()
   const stats = { ...createClientStats(), timers: 0 } as ClientStats
   const gate = new HistoryGate(concurrency, timers, { rate: 0 }, { cap: capDelay, late: (waitedMs, retryAfterMs) => Object.assign(new Error(`gate: waited ${waitedMs} ms`), { code: 'TIMEOUT', retryAfterMs }) })
@@ -54,13 +69,15 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
   const delivered = new Set<string>()
   let worst = { ms: 0, id: '' }
   let open = true
+  /** when the socket last dropped or opened */
+  let flipped = Date.now()
   const streams = accounts.map((account) => {
     const s = new ResumeStream(
       {
         notification: (n) => {
           delivered.add(n.id!)
           const at = sent.get(n.id!)
-          if (at !== undefined && Date.now() - at > worst.ms) worst = { ms: Date.now() - at, id: n.id! }
+          if (at !== undefined && Date.now() - Math.max(at, flipped) > worst.ms) worst = { ms: Date.now() - Math.max(at, flipped), id: n.id! }
         },
         event: () => {},
         complete: () => {},
@@ -84,8 +101,8 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
                 }
               }),
             request.signal,
-            false,
-            TIMEOUT_MS,
+            request.poll !== undefined,
+            TIMEOUT_MS + (request.poll ?? 0),
           ),
         timers,
         backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
@@ -94,7 +111,7 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
         keyOf: (of) => `1:s:${of.toLowerCase()}`,
       },
       account,
-      { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll: undefined },
+      { checkpoint: undefined, maxBackfillRows: 10_000, maxHeldFrames: 10_000, sweepIntervalMs: undefined, dedupeWindow: 2_048, checkpointTimeoutMs: 10_000, poll },
     )
     s.start(undefined)
     s.event({ type: 'status', status: 'open', attempt: 0 })
@@ -117,12 +134,14 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
       case 'drop':
         if (open) {
           open = false
+          flipped = Date.now()
           for (const s of streams) s.event({ type: 'status', status: 'reconnecting', attempt: 1 })
         }
         break
       case 'open':
         if (!open) {
           open = true
+          flipped = Date.now()
           for (const s of streams) s.event({ type: 'status', status: 'open', attempt: 1 })
         }
         break
@@ -142,15 +161,18 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
     }
     await vi.advanceTimersByTimeAsync(0)
     const now = Date.now()
-    for (const [id, at] of sent) if (!delivered.has(id) && now - at > 2 * TIMEOUT_MS + 10) return `${id} held ${now - at} ms (more than two deadlines)`
+    for (const [id, at] of sent) if (!delivered.has(id) && now - Math.max(at, flipped) > HOLD_BOUND_MS) return `${id} held ${now - Math.max(at, flipped)} ms after it came or the socket last changed (more than two backfills' deadlines)`
   }
   // The dust settles: the socket opens, history answers whatever is asked, Retry-Afters run out.
-  if (!open) for (const s of streams) s.event({ type: 'status', status: 'open', attempt: 1 })
+  if (!open) {
+    flipped = Date.now()
+    for (const s of streams) s.event({ type: 'status', status: 'open', attempt: 1 })
+  }
   for (let round = 0; round < 40; round++) {
     await vi.advanceTimersByTimeAsync(1_000)
     for (const call of calls.splice(0)) call.resolve({ notifications: [], truncated: undefined, foreign: 0, overlong: 0 })
   }
-  if (worst.ms > 2 * TIMEOUT_MS + 10) return `${worst.id} held ${worst.ms} ms`
+  if (worst.ms > HOLD_BOUND_MS) return `${worst.id} held ${worst.ms} ms`
   const missing = [...sent.keys()].filter((id) => !delivered.has(id))
   if (missing.length) return `never delivered: ${missing.join(', ')}`
   for (const s of streams) s.dispose()
@@ -160,12 +182,12 @@ async function run(actions: Action[], concurrency: number): Promise<string | und
 beforeEach(() => vi.useFakeTimers({ now: T * 1000 }))
 afterEach(() => vi.useRealTimers())
 
-it('streams sharing one history gate: no live frame is held longer than two deadlines whatever Retry-After another stream got, and every frame is delivered', async () => {
+it('streams sharing one history gate: no live frame is held longer than two backfills after it came or the socket last changed whatever Retry-After another stream got, and every frame is delivered', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 2 }), async (actions, concurrency) => {
+    fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 2 }), pollings, async (actions, concurrency, poll) => {
       vi.setSystemTime(T * 1000)
-      expect(await run(actions, concurrency)).toBeUndefined()
+      expect(await run(actions, concurrency, poll)).toBeUndefined()
     }),
-    { numRuns: Number(process.env.GATE_MODEL_RUNS ?? 300), seed: process.env.GATE_MODEL_SEED ? Number(process.env.GATE_MODEL_SEED) : undefined },
+    { numRuns: Number(process.env.GATE_MODEL_RUNS ?? 2_000), seed: process.env.GATE_MODEL_SEED ? Number(process.env.GATE_MODEL_SEED) : undefined },
   )
 }, 120_000)

@@ -340,6 +340,8 @@ function step(s: Draft, event: ResumeEvent, fx: ResumeEffect[]): void {
 function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx: ResumeEffect[]): void {
   const { status } = event.event
   if (status === 'open') disarm(s, 'poll')
+  // Polls start only while polling and the socket is down: one still running at the open is a poll.
+  const pollRunning = status === 'open' && s.polling && s.running !== undefined
   if (status === 'open' && s.polling) {
     // The socket is back: polling stops (the reconnect backfill closes what is left of the gap).
     s.polling = false
@@ -376,7 +378,12 @@ function onStatus(s: Draft, event: Extract<ResumeEvent, { type: 'status' }>, fx:
     // other, from the stream's position (its start, `since` or checkpoint). One that joined an open socket has none.
     if (s.firstOpen === 'dialing' && s.gapFrom === undefined && s.phase !== 'reading-checkpoint') s.gapFrom = gapStart(s, event.oldestHeld)
     s.firstOpen = 'opened'
-    if (s.running !== undefined) {
+    if (pollRunning) {
+      // A poll may wait for the history gate a poll interval longer than a backfill (polls are spread),
+      // and behind a Retry-After it did: the new socket's frames, held for it, waited past
+      // search.timeoutMs. It stops; the reconnect backfill reads its gap instead, on a backfill's deadline.
+      abort(s, fx)
+    } else if (s.running !== undefined) {
       // A backfill that runs across the open (a poll, or one the socket dropped under) read history as
       // it stood when its request arrived: what was stored after that and before this subscription is
       // in neither. The next backfill covers it, from where the stream stands now, and the frames of
