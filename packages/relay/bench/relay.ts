@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   // A three-node cluster, each node killed in turn under load: servers of their own.
   if (!(await clusterBench())) process.exitCode = 1
   // Each relay drained and replaced in turn under load: a server of its own.
-  if (!(await rollingBench())) process.exitCode = 1
+  if (!(await rollingBench('enigma'))) process.exitCode = 1
+  if (!(await rollingBench('rasa'))) process.exitCode = 1
   await scaleBench(nats)
   await nats.close()
 }

@@ -7,6 +7,7 @@ import { type AccountContext, AccountRelay, StreamPositions } from './AccountRel
 import type { JetStreamPublisher } from './JetStreamPublisher.js'
 import type { Checkpoint, PartitionCheckpoint } from './PartitionCheckpoint.js'
 import type { RelayMetrics } from './RelayMetrics.js'
+import type { RepeatedLines } from './RepeatedLines.js'
 
 // One account's relay in-process, against the simulator over real sockets and HTTP: what it publishes
 // (a publisher that acknowledges everything) and the position a takeover would resume from. The
@@ -18,36 +19,45 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-function clientOf(sim: SolverSimulator): NotificationsClient {
-  const config = createConfig({
-    defaultChainId: 1,
-    chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: { notifications: { protocol: 'enigma', url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } } } } },
-  })
+function clientOf(sim: SolverSimulator, protocol: 'enigma' | 'rasa' = 'enigma'): NotificationsClient {
+  const solver = protocol === 'enigma'
+    ? { notifications: { protocol, url: sim.wsUrl, channel: sim.channel, searchUrl: sim.searchUrl } }
+    : { url: sim.httpUrl, notifications: { protocol, url: sim.wsUrl } }
+  const config = createConfig({ defaultChainId: 1, chains: { 1: { defaultSolver: 'alpha', solvers: { alpha: solver } } } })
   const client = createNotificationsClient({ config, lingerMs: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 40 } })
   cleanups.push(() => client.close())
   return client
 }
 
-/** A relay of account A that publishes into `published` (each acknowledged on the next microtask). */
-function relayOf(client: NotificationsClient, start: Checkpoint) {
+/**
+ * A relay of account A that publishes into `published` (each acknowledged on the next microtask; as
+ * JetStream does, a `Nats-Msg-Id` already in `stored` is acknowledged as a duplicate). `recovered` and
+ * `lines` are what it told the metrics and the aggregated log lines of recovered notifications.
+ */
+function relayOf(client: NotificationsClient, start: Checkpoint, stored = new Set<string>()) {
   const published: string[] = []
+  const recovered: string[] = []
+  const lines: Array<{ kind: string; cause: string; fields: object }> = []
   let acks = 0
   const publisher = {
-    publish: (_subject: string, body: string, _msgId: string, done: (error: undefined, duplicate: boolean) => void) => {
+    publish: (_subject: string, body: string, msgId: string, done: (error: undefined, duplicate: boolean) => void) => {
       published.push((JSON.parse(body) as { id: string }).id)
       queueMicrotask(() => {
         acks++
-        done(undefined, false)
+        const duplicate = stored.has(msgId)
+        stored.add(msgId)
+        done(undefined, duplicate)
       })
     },
   } as unknown as JetStreamPublisher
-  const metrics = new Proxy({}, { get: (_t, name) => (name === 'stream' ? () => ({ count: 0 }) : () => {}), set: () => true }) as unknown as RelayMetrics
+  const metrics = new Proxy({}, { get: (_t, name) => (name === 'stream' ? () => ({ count: 0 }) : name === 'recovered' ? (protocol: string) => recovered.push(protocol) : () => {}), set: () => true }) as unknown as RelayMetrics
   const quiet = { debug() {}, info() {}, warn() {}, error() {} }
-  const ctx: AccountContext = { positions: new StreamPositions(), client, publisher, subjectPrefix: 'test', metrics, logger: quiet, protocolOf: () => 'enigma', streamLost: () => Promise.resolve(false), tracer: () => undefined }
+  const repeated = { add: (kind: string, cause: string, fields: object = {}) => lines.push({ kind, cause, fields }), flush() {} } as unknown as RepeatedLines
+  const ctx: AccountContext = { positions: new StreamPositions(), client, publisher, subjectPrefix: 'test', metrics, logger: quiet, lines: repeated, protocolOf: () => 'enigma', streamLost: () => Promise.resolve(false), tracer: () => undefined }
   const record = { positionOf: () => start, moved() {}, forget() {} } as unknown as PartitionCheckpoint
   const relay = AccountRelay.prepare({ key: accountKey(1, 'alpha', A), chainId: 1, solverId: 'alpha', account: A }, ctx, record, start.since)
   cleanups.push(() => relay.stop(0))
-  return { relay, published, acks: () => acks }
+  return { relay, published, recovered, lines, acks: () => acks }
 }
 
 const row = (id: string, quote: number, time: number): SimulatorFrame => ({ id, quote_id: quote, temp_quote_id: -quote, modify_time: time, counterparty_address: A, last_seen_action: 'InstantRFQ', action_status: 'success' })
@@ -91,6 +101,34 @@ it('a socket dropped in the middle of a backfill: the position stays before the 
   await second.relay.begin()
   await vi.waitUntil(() => second.published.includes('rL'), { timeout: 5_000 })
   expect(second.published.filter((id) => id === 'rL')).toHaveLength(1)
+})
+
+it('a rasa takeover: a state its backfill brings that no relay published is counted and said, for the transitions before it were published while no relay watched and rasa history keeps only the latest; one already published is not', async () => {
+  const sim = await startSolverSimulator({ protocol: 'rasa' })
+  cleanups.push(() => sim.close())
+  const t0 = Math.floor(Date.now() / 1000)
+  // JetStream's de-duplication by Nats-Msg-Id, which both relays publish into.
+  const stored = new Set<string>()
+  const first = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored)
+  await first.relay.begin()
+  await sim.waitForSubscribers(A)
+  await sim.publish(row('q1', 1, t0))
+  await vi.waitUntil(() => first.acks() === 1)
+  const position = first.relay.checkpoint()
+  first.relay.detach()
+  // Nobody watches A: quote 2 opens, then fills; rasa history keeps the fill only.
+  await sim.publish({ ...row('q2-open', 2, t0 + 1), last_seen_action: 'InstantOpen' }, { live: false })
+  await sim.publish({ ...row('q2-fill', 2, t0 + 2), last_seen_action: 'FillOrder' }, { live: false })
+  // The first relay's stream may still have delivered q1 again from its own history: what counts is the takeover.
+  const second = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored)
+  await second.relay.begin()
+  // q1 again (its backfill reads from before it: JetStream has it) and q2's latest state (nobody published it).
+  await vi.waitUntil(() => second.acks() === 2, { timeout: 5_000 })
+  expect(second.published.sort()).toEqual(['q1', 'q2-fill'])
+  expect(second.recovered).toEqual(['rasa'])
+  expect(second.lines).toEqual([{ kind: 'latest states recovered from history, the transitions before them may be missing', cause: 'rasa', fields: { account: accountKey(1, 'alpha', A), quoteId: 2, modifyTime: t0 + 2 } }])
+  expect(first.recovered).toEqual([])
+  expect(position.since).toBeLessThanOrEqual(t0)
 })
 
 it("core's checkpoint key is the account key with colons for dots (StreamPositions routes a stream's position by it)", () => {

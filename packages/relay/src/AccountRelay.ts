@@ -93,6 +93,9 @@ interface Pending {
   traceparent?: string | undefined
 }
 
+/** The aggregated warn line of recovered latest states (one a second, counted by protocol). */
+export const LATEST_STATES = 'latest states recovered from history, the transitions before them may be missing'
+
 /** A publish not stored this long after its first failure is a PUBLISH failure (once): past a blip. */
 export const STUCK_MS = 10_000
 const RETRY_MAX_MS = 5_000
@@ -122,6 +125,8 @@ export class AccountRelay {
   private skip: Checkpoint | undefined
   private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
   private stopped = false
+  /** its stream said history keeps each quote's latest state only (rasa): what a backfill recovers may stand for lost transitions */
+  private latestOnly = false
   /**
    * fenced (its partition's lease could not be confirmed: NATS away): nothing is published, what arrives
    * and what was not stored is kept here until the partition is this relay's again (`FencedAccounts`)
@@ -199,7 +204,10 @@ export class AccountRelay {
       this.settleFirstBackfill?.()
       this.ctx.metrics.error(event.error.code)
       this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
-    } else if (event.type === 'continuity') return
+    } else if (event.type === 'continuity') {
+      // Said once for the stream's life, before the acknowledgements of what its backfill delivered.
+      if (event.continuity.reason === 'latest-state-only') this.latestOnly = true
+    }
     else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
       // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
       if (event.backfill.state === 'finished') this.skip = undefined
@@ -262,6 +270,7 @@ export class AccountRelay {
     this.pending?.delete(p)
     p.span?.end()
     this.ctx.metrics.acked(Date.now() - p.receivedAt, duplicate)
+    if (!duplicate && p.n.source === 'backfill') this.recovered(p.n)
     const t = p.n.modifyTime
     if (t !== null && t > this.acked) {
       this.acked = t
@@ -269,6 +278,17 @@ export class AccountRelay {
     }
     if (t === this.acked) (this.ackedIds ??= new Set()).add(p.key)
     if (!this.stopped) this.record.moved(this)
+  }
+
+  /**
+   * A notification history brought that JetStream did not have: nobody published it, so it was published
+   * while no relay watched the account (a takeover, a drain, a dropped socket). Where history keeps each
+   * quote's latest state only (rasa: the stream said `latest-state-only`), the quote's transitions before
+   * it in that gap are gone: counted and said, never silent (packages/relay/README.md, "Recovered states").
+   */
+  private recovered(n: Notification): void {
+    this.ctx.metrics.recovered(n.protocol)
+    if (this.latestOnly) this.ctx.lines?.add(LATEST_STATES, n.protocol, { account: this.watched.key, quoteId: n.quoteId, modifyTime: n.modifyTime })
   }
 
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */

@@ -20,6 +20,8 @@ it('the registry copies the counters into solver_relay_* metrics at scrape time,
   metrics.error('PUBLISH')
   metrics.error('UNAUTHORIZED')
   metrics.backfill('finished')
+  metrics.recovered('rasa')
+  metrics.recovered('rasa')
   metrics.takeovers = 3
   const text = await metrics.registry.metrics()
   for (const line of [
@@ -31,6 +33,8 @@ it('the registry copies the counters into solver_relay_* metrics at scrape time,
     'solver_relay_backfills_total{result="finished"} 1',
     'solver_relay_backfills_total{result="failed"} 1',
     'solver_relay_duplicates_total 1',
+    'solver_relay_recovered_total{protocol="rasa"} 2',
+    'solver_relay_recovered_total{protocol="enigma"} 0',
     'solver_relay_errors_total{code="PUBLISH"} 2',
     'solver_relay_errors_total{code="UNAUTHORIZED"} 1',
     'solver_relay_lease_takeovers_total 3',
@@ -63,6 +67,8 @@ it('a relay just started, before any error, serves every counter an alert reads 
     'solver_relay_bucket_resets_total{bucket="solver_relay_checkpoints"} 0',
     'solver_relay_lease_takeovers_total 0',
     'solver_relay_duplicates_total 0',
+    'solver_relay_recovered_total{protocol="enigma"} 0',
+    'solver_relay_recovered_total{protocol="rasa"} 0',
   ]) {
     expect(text).toContain(`${line}\n`)
   }

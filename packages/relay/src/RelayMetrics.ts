@@ -116,6 +116,8 @@ export class RelayMetrics {
   /** resets of each bucket noticed (gone, or its revisions went back) */
   readonly bucketResets = new Map<string, number>(RELAY_BUCKETS.map((bucket) => [bucket, 0]))
   private readonly backfillResults = { finished: 0, truncated: 0 }
+  /** notifications a backfill brought that JetStream did not have, by protocol (the built-in ones from 0) */
+  private readonly recoveredBy = new Map<string, number>([['enigma', 0], ['rasa', 0]])
   private readonly lag = new SlidingMax(10)
   private readonly ack: Histogram
   private readonly ages: Histogram
@@ -163,6 +165,9 @@ export class RelayMetrics {
       set({ result: 'finished' }, this.backfillResults.finished)
       set({ result: 'truncated' }, this.backfillResults.truncated)
       set({ result: 'failed' }, source.client().backfills.failed)
+    })
+    counter('solver_relay_recovered_total', "Notifications a history backfill brought that JetStream did not have, by protocol: published while no relay watched the account (a takeover, a drain, a dropped socket). On enigma each is a transition recovered whole. On rasa, whose history keeps each quote's latest state only, each is a quote's latest state, and the quote's transitions before it in that gap are missing from the stream: alert on protocol=\"rasa\" and reconcile those quotes (each is logged; a consumer sees notification.source \"backfill\").", ['protocol'], (set) => {
+      for (const [protocol, n] of this.recoveredBy) set({ protocol }, n)
     })
     counter('solver_relay_duplicates_total', 'Publishes JetStream recognised by Nats-Msg-Id as already stored (a takeover overlap).', [], (set) => set({}, this.duplicates))
     counter('solver_relay_errors_total', 'Errors by code (stream errors of the solvers, PUBLISH, STREAM_MISSING, CHECKPOINT, WATCH, LEASE_LOST, UNAUTHORIZED); every relay code is served from 0.', ['code'], (set) => {
@@ -237,6 +242,18 @@ export class RelayMetrics {
   /** `n` notifications kept while fenced were dropped, with why. */
   keptDropped(why: KeptDrop, n: number): void {
     this.keptDrops.set(why, (this.keptDrops.get(why) ?? 0) + n)
+  }
+
+  /** A notification of `protocol` a backfill brought that JetStream did not have (see `solver_relay_recovered_total`). */
+  recovered(protocol: string): void {
+    this.recoveredBy.set(protocol, (this.recoveredBy.get(protocol) ?? 0) + 1)
+  }
+
+  /** every notification counted by {@link recovered}, all protocols */
+  get recoveredTotal(): number {
+    let n = 0
+    for (const v of this.recoveredBy.values()) n += v
+    return n
   }
 
   backfill(result: 'finished' | 'truncated'): void {

@@ -17,6 +17,12 @@ export interface RelayStats {
   published: number
   /** publishes JetStream recognised by `Nats-Msg-Id` as already stored (a takeover overlap) */
   duplicates: number
+  /**
+   * notifications a history backfill brought that JetStream did not have (published while no relay watched
+   * the account); on rasa each is a quote's latest state whose earlier transitions in that gap are gone
+   * (`solver_relay_recovered_total{protocol}` has them by protocol)
+   */
+  recovered: number
   /** notifications left out at resume: relayed before, at the checkpoint's exact second */
   skipped: number
   retries: number

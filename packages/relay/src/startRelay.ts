@@ -492,6 +492,7 @@ function relayStats(instanceId: string, metrics: RelayMetrics, now: Pick<RelaySt
     received: metrics.received,
     published: metrics.published,
     duplicates: metrics.duplicates,
+    recovered: metrics.recoveredTotal,
     skipped: metrics.skipped,
     retries: metrics.retries,
     checkpoints: metrics.checkpoints,

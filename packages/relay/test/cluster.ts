@@ -106,7 +106,7 @@ export async function observe(natsUrl: string | string[], stream = 'SOLVER_NOTIF
       return out
     },
     /** every message of the stream, read by sequence (an independent consumer) */
-    async messages(): Promise<Array<{ subject: string; msgId: string; body: { id: string | null; quoteId: number; modifyTime: number; lastSeenAction: string; actionStatus: string } }>> {
+    async messages(): Promise<Array<{ subject: string; msgId: string; body: { id: string | null; quoteId: number; modifyTime: number; lastSeenAction: string; actionStatus: string; source: 'live' | 'backfill' } }>> {
       let info: Awaited<ReturnType<JetStreamManager['streams']['info']>>
       try {
         info = await jsm.streams.info(stream)
