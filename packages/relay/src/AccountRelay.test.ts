@@ -34,7 +34,7 @@ function clientOf(sim: SolverSimulator, protocol: 'enigma' | 'rasa' = 'enigma'):
  * JetStream does, a `Nats-Msg-Id` already in `stored` is acknowledged as a duplicate). `recovered` and
  * `lines` are what it told the metrics and the aggregated log lines of recovered notifications.
  */
-function relayOf(client: NotificationsClient, start: Checkpoint, stored = new Set<string>()) {
+function relayOf(client: NotificationsClient, start: Checkpoint, stored = new Set<string>(), protocol: 'enigma' | 'rasa' = 'enigma') {
   const published: string[] = []
   const recovered: string[] = []
   const lines: Array<{ kind: string; cause: string; fields: object }> = []
@@ -53,7 +53,7 @@ function relayOf(client: NotificationsClient, start: Checkpoint, stored = new Se
   const metrics = new Proxy({}, { get: (_t, name) => (name === 'stream' ? () => ({ count: 0 }) : name === 'recovered' ? (protocol: string) => recovered.push(protocol) : () => {}), set: () => true }) as unknown as RelayMetrics
   const quiet = { debug() {}, info() {}, warn() {}, error() {} }
   const repeated = { add: (kind: string, cause: string, fields: object = {}) => lines.push({ kind, cause, fields }), flush() {} } as unknown as RepeatedLines
-  const ctx: AccountContext = { positions: new StreamPositions(), client, publisher, subjectPrefix: 'test', metrics, logger: quiet, lines: repeated, protocolOf: () => 'enigma', streamLost: () => Promise.resolve(false), tracer: () => undefined }
+  const ctx: AccountContext = { positions: new StreamPositions(), client, publisher, subjectPrefix: 'test', metrics, logger: quiet, lines: repeated, protocolOf: () => protocol, streamLost: () => Promise.resolve(false), tracer: () => undefined }
   const record = { positionOf: () => start, moved() {}, forget() {} } as unknown as PartitionCheckpoint
   const relay = AccountRelay.prepare({ key: accountKey(1, 'alpha', A), chainId: 1, solverId: 'alpha', account: A }, ctx, record, start.since)
   cleanups.push(() => relay.stop(0))
@@ -109,7 +109,7 @@ it('a rasa takeover: a state its backfill brings that no relay published is coun
   const t0 = Math.floor(Date.now() / 1000)
   // JetStream's de-duplication by Nats-Msg-Id, which both relays publish into.
   const stored = new Set<string>()
-  const first = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored)
+  const first = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored, 'rasa')
   await first.relay.begin()
   await sim.waitForSubscribers(A)
   await sim.publish(row('q1', 1, t0))
@@ -120,7 +120,7 @@ it('a rasa takeover: a state its backfill brings that no relay published is coun
   await sim.publish({ ...row('q2-open', 2, t0 + 1), last_seen_action: 'InstantOpen' }, { live: false })
   await sim.publish({ ...row('q2-fill', 2, t0 + 2), last_seen_action: 'FillOrder' }, { live: false })
   // The first relay's stream may still have delivered q1 again from its own history: what counts is the takeover.
-  const second = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored)
+  const second = relayOf(clientOf(sim, 'rasa'), { since: t0 - 10, ids: [] }, stored, 'rasa')
   await second.relay.begin()
   // q1 again (its backfill reads from before it: JetStream has it) and q2's latest state (nobody published it).
   await vi.waitUntil(() => second.acks() === 2, { timeout: 5_000 })

@@ -72,6 +72,8 @@ export interface AccountContext {
   verify?: boolean | { intervalMs?: number | undefined } | undefined
   /** NATS refuses this relay's user the publish (its permissions): the relay withdraws and says so */
   denied?: ((message: string) => void) | undefined
+  /** protocols whose history keeps each quote's latest state only, as their streams said (`latest-state-only`) */
+  latestStateOnly?: Set<string> | undefined
   /** notifications kept by fenced accounts went up or down by `n` (their bound, see `FencedAccounts`) */
   kept?: ((n: number) => void) | undefined
 }
@@ -125,8 +127,6 @@ export class AccountRelay {
   private skip: Checkpoint | undefined
   private retryTimers: Set<ReturnType<typeof setTimeout>> | undefined
   private stopped = false
-  /** its stream said history keeps each quote's latest state only (rasa): what a backfill recovers may stand for lost transitions */
-  private latestOnly = false
   /**
    * fenced (its partition's lease could not be confirmed: NATS away): nothing is published, what arrives
    * and what was not stored is kept here until the partition is this relay's again (`FencedAccounts`)
@@ -205,8 +205,9 @@ export class AccountRelay {
       this.ctx.metrics.error(event.error.code)
       this.ctx.logger.warn({ account: this.watched.key, code: event.error.code }, `${this.watched.key}: ${event.error.code}: ${event.error.message}`)
     } else if (event.type === 'continuity') {
-      // Said once for the stream's life, before the acknowledgements of what its backfill delivered.
-      if (event.continuity.reason === 'latest-state-only') this.latestOnly = true
+      // Said by a stream whose backfill recovered states, before their acknowledgements: a property of the
+      // protocol's history, kept once per relay (nothing per account).
+      if (event.continuity.reason === 'latest-state-only') (this.ctx.latestStateOnly ??= new Set()).add(this.ctx.protocolOf(this.watched))
     }
     else if (event.backfill?.state === 'finished' || event.backfill?.state === 'truncated') {
       // A finished backfill covered the checkpoint's second: its rows cannot come again, and the list is let go.
@@ -288,7 +289,7 @@ export class AccountRelay {
    */
   private recovered(n: Notification): void {
     this.ctx.metrics.recovered(n.protocol)
-    if (this.latestOnly) this.ctx.lines?.add(LATEST_STATES, n.protocol, { account: this.watched.key, quoteId: n.quoteId, modifyTime: n.modifyTime })
+    if (this.ctx.latestStateOnly?.has(n.protocol)) this.ctx.lines?.add(LATEST_STATES, n.protocol, { account: this.watched.key, quoteId: n.quoteId, modifyTime: n.modifyTime })
   }
 
   /** NATS away, JetStream slow, or the stream deleted: kept pending (the checkpoint stays behind it), the stream made sure of, and sent again. */
